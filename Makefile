@@ -1,0 +1,140 @@
+# attnlab — one flat Makefile.  `make help` lists every target.
+#
+# Sources are found by folder, so adding a file needs no edit here:
+#   tensor/ autograd/ nn/ plots/   *.cpp  -> the library (build/obj/..., linked statically)
+#   phases/ bench/ tools/          *.cpp  -> one program each, named after the file (build/<name>)
+#   tests/<area>/                  *.cpp  -> one Catch2 binary (build/attnlab_tests), main prebuilt once
+#
+# Configurations build side by side and never share objects:
+#   make            release  -O2 -march=native      -> build/
+#   make debug      -O0 -g3 (for stepping in gdb)   -> build/debug/
+#   make asan       ASan + UBSan test suite         -> build/asan/
+#   BLAS=openblas   matmul via cblas_sgemm/dgemm    -> build/openblas/ (or build/debug/openblas, ...)
+
+CXX      ?= g++
+MODE     ?= release
+BLAS     ?=
+
+ifeq ($(MODE),release)
+  B   := build
+  OPT := -O2 -march=native
+else ifeq ($(MODE),debug)
+  B   := build/debug
+  OPT := -O0 -g3
+else ifeq ($(MODE),asan)
+  B   := build/asan
+  OPT := -O1 -g -march=native -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+else
+  $(error MODE must be release, debug or asan, not '$(MODE)')
+endif
+
+ifeq ($(BLAS),openblas)
+  B      := $(B)/openblas
+  BLASDEF := -DATTNLAB_OPENBLAS
+  LDLIBS += -lopenblas
+else ifneq ($(BLAS),)
+  $(error BLAS must be empty or openblas, not '$(BLAS)')
+endif
+
+# No -ffast-math: it reorders reductions and breaks the -inf masking rule.
+CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
+CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
+LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
+
+LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp)
+PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
+TEST_SRCS := $(wildcard tests/*/*.cpp)
+
+LIB_OBJS  := $(LIB_SRCS:%.cpp=$(B)/obj/%.o)
+TEST_OBJS := $(TEST_SRCS:%.cpp=$(B)/obj/%.o)
+PROGS     := $(addprefix $(B)/,$(basename $(notdir $(PROG_SRCS))))
+LIB       := $(B)/libattnlab.a
+TESTS     := $(B)/attnlab_tests
+CATCH_MAIN := $(B)/obj/tests/catch_main.o
+CATCH_HDR  := /usr/include/catch2/catch.hpp
+
+PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
+PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
+
+.PHONY: all build programs test debug asan bench plots-demo help clean
+.DEFAULT_GOAL := all
+
+## all         build, then run every phase program and demo, writing out/ (the main job)
+all: build
+	@for t in plots-demo $(PHASES); do $(MAKE) --no-print-directory $$t || exit 1; done
+	@echo "all: outputs are in out/"
+
+## build       build the library, every program and the test binary (release)
+build: programs
+
+programs: $(PROGS)
+
+## test        build and run the whole Catch2 test suite
+test: $(TESTS)
+	$(TESTS) $(TEST_ARGS)
+
+## debug       build every program and the tests with -O0 -g3 into build/debug/ (for gdb)
+debug:
+	@$(MAKE) --no-print-directory MODE=debug programs build/debug/$(if $(BLAS),openblas/)attnlab_tests
+
+## asan        build and run the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+asan:
+	@$(MAKE) --no-print-directory MODE=asan test
+
+## bench       run the benchmarks (W5 matmul GFLOP/s); JSON goes to out/bench/
+bench: $(B)/bench_matmul
+	$(B)/bench_matmul
+
+## plots-demo  draw one SVG + PNG of every chart type (and a GIF) into out/plots_demo/
+plots-demo: $(B)/plots_demo
+	$(B)/plots_demo out/plots_demo
+
+## phaseN      run phase N's program (writes out/phaseN/)
+define phase_rule
+$(1): $(B)/$(2)
+	$(B)/$(2)
+endef
+$(foreach p,$(PHASE_PROGS),$(eval $(call phase_rule,$(firstword $(subst _, ,$(p))),$(p))))
+
+## help        list the targets
+help:
+	@echo "attnlab make targets (BLAS=openblas before any of them routes matmul to OpenBLAS):"
+	@sed -n 's/^## /  make /p' $(MAKEFILE_LIST)
+
+## clean       remove build/ and out/
+clean:
+	rm -rf build out
+
+# ---- rules -------------------------------------------------------------------
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(B)/%: $(B)/obj/phases/%.o $(LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/%: $(B)/obj/bench/%.o $(LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/%: $(B)/obj/tools/%.o $(LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/obj/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+$(CATCH_MAIN) $(TEST_OBJS): | $(CATCH_HDR)
+
+# Catch2 v2 is the one thing the test suite needs beyond the compiler.
+$(CATCH_HDR):
+	@if [ "$$(id -u)" = 0 ]; then \
+	  echo "Catch2 is missing: installing Debian's catch2"; \
+	  apt-get install -y catch2 || { apt-get update && apt-get install -y catch2; }; \
+	else \
+	  echo "Catch2 (catch2/catch.hpp) is missing. Install it with:  sudo apt-get install -y catch2"; exit 1; \
+	fi
+
+.SECONDARY:
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)
