@@ -1,0 +1,85 @@
+// gradcheck.cpp — see gradcheck.hpp.
+#include "autograd/gradcheck.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "autograd/node.hpp"
+#include "tensor/ops.hpp"
+#include "tensor/rng.hpp"
+
+namespace attnlab {
+
+GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& inputs, const GradcheckOptions& opt) {
+    // Private copies: the probing below writes into them.
+    std::vector<Tensor> xs;
+    for (const Tensor& x : inputs) {
+        if (x.dtype() != kFloat64)
+            throw ValueError(std::string("gradcheck: inputs must be float64, got ") + dtype_name(x.dtype()) + " " +
+                             x.shape().str());
+        Tensor c = contiguous(x.detach()).clone();
+        if (x.requires_grad()) c.requires_grad_();
+        xs.push_back(c);
+    }
+
+    // Analytic: one backward of L = Σ out ⊙ R.
+    Tensor out = f(xs);
+    Generator gen(opt.seed);
+    const Tensor r = randn(out.shape(), kFloat64, gen);
+    sum(mul(out, r)).backward();
+
+    auto loss_at = [&]() {
+        NoGradGuard no_grad;
+        return sum(mul(f(xs), r)).item();
+    };
+
+    GradcheckResult result;
+    result.inputs.resize(xs.size());
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+        if (!xs[k].requires_grad()) continue;
+        GradcheckInputReport& rep = result.inputs[k];
+        const Tensor analytic = xs[k].grad().defined() ? contiguous(xs[k].grad()) : zeros_like(xs[k]);
+        const double* pa = analytic.data_ptr<double>();
+        double* px = xs[k].data_ptr<double>();  // contiguous private copy: safe to poke
+        double worst_excess = 0;
+        for (std::int64_t i = 0; i < xs[k].numel(); ++i) {
+            const double saved = px[i];
+            px[i] = saved + opt.eps;
+            const double up = loss_at();
+            px[i] = saved - opt.eps;
+            const double down = loss_at();
+            px[i] = saved;
+            const double numeric = (up - down) / (2 * opt.eps);
+            const double abs_err = std::abs(pa[i] - numeric);
+            // How far past its tolerance this element is; NaN compares false, so it counts as failing.
+            double excess = abs_err - (opt.atol + opt.rtol * std::abs(numeric));
+            if (std::isnan(excess)) excess = INFINITY;
+            if (rep.worst_index < 0 || excess > worst_excess) {
+                worst_excess = excess;
+                rep.worst_index = i;
+                rep.analytic_at_worst = pa[i];
+                rep.numeric_at_worst = numeric;
+            }
+            rep.max_abs_error = std::max(rep.max_abs_error, abs_err);
+            rep.max_rel_error = std::max(rep.max_rel_error, abs_err / std::max(std::abs(numeric), 1e-12));
+        }
+        rep.ok = worst_excess <= 0;
+        result.ok = result.ok && rep.ok;
+    }
+    return result;
+}
+
+std::string GradcheckResult::summary() const {
+    std::ostringstream s;
+    s << (ok ? "gradcheck passed" : "gradcheck FAILED");
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const auto& r = inputs[k];
+        if (r.worst_index < 0) continue;
+        s << "\n  input " << k << (r.ok ? " ok" : " BAD") << ": max abs err " << r.max_abs_error << ", max rel err "
+          << r.max_rel_error << ", worst at flat index " << r.worst_index << " (analytic " << r.analytic_at_worst
+          << ", numeric " << r.numeric_at_worst << ")";
+    }
+    return s.str();
+}
+
+}  // namespace attnlab

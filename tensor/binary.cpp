@@ -1,0 +1,171 @@
+// binary.cpp — elementwise ops of two (or three) tensors, with NumPy broadcasting.
+//
+// One kernel, binary_map, serves every op: it broadcasts the shapes, takes a flat
+// loop when both inputs are contiguous and already the output's shape, and walks
+// rows with broadcast strides otherwise. Each op below is then its arithmetic in
+// one lambda plus its backward; every backward ends in sum_to, which folds the
+// gradient back over the dims broadcasting stretched.
+//
+// Both inputs must have the same dtype: attnlab does not promote silently.
+#include <cmath>
+
+#include "autograd/node.hpp"
+#include "tensor/iter.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab {
+
+static void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
+    if (!a.defined() || !b.defined()) throw ValueError(std::string(op) + ": undefined tensor argument");
+    if (a.dtype() != b.dtype())
+        throw ValueError(std::string(op) + ": dtypes differ: " + dtype_name(a.dtype()) + " " + a.shape().str() +
+                         " and " + dtype_name(b.dtype()) + " " + b.shape().str() + " (convert one with .to())");
+}
+
+template <typename Op>
+static Tensor binary_map(const char* name, const Tensor& a, const Tensor& b, Op op) {
+    check_same_dtype(name, a, b);
+    const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
+    Tensor out = empty(shape, a.dtype());
+    dispatch_float(a.dtype(), name, [&]<typename T>(T) {
+        T* po = out.data_ptr<T>();
+        if (a.shape() == shape && b.shape() == shape && a.is_contiguous() && b.is_contiguous()) {
+            const T* pa = a.data_ptr<T>();
+            const T* pb = b.data_ptr<T>();
+            for (std::int64_t i = 0, n = out.numel(); i < n; ++i) po[i] = static_cast<T>(op(pa[i], pb[i]));
+            return;
+        }
+        const T* pa = static_cast<const T*>(a.impl()->storage->data);
+        const T* pb = static_cast<const T*>(b.impl()->storage->data);
+        for_each_row<3>(shape, {broadcast_strides(a, shape), broadcast_strides(b, shape), out.strides()},
+                        {a.offset(), b.offset(), 0},
+                        [&](const std::array<std::int64_t, 3>& o, std::int64_t n,
+                            const std::array<std::int64_t, 3>& s) {
+                            for (std::int64_t i = 0; i < n; ++i)
+                                po[o[2] + i] = static_cast<T>(op(pa[o[0] + i * s[0]], pb[o[1] + i * s[1]]));
+                        });
+    });
+    return out;
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+    Tensor out = binary_map("add", a, b, [](auto x, auto y) { return x + y; });
+    record(out, "add", {a, b}, [sa = a.shape(), sb = b.shape()](const Tensor& g) -> Grads {
+        return {sum_to(g, sa), sum_to(g, sb)};  // d(a+b)/da = d(a+b)/db = 1
+    });
+    return out;
+}
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+    Tensor out = binary_map("sub", a, b, [](auto x, auto y) { return x - y; });
+    record(out, "sub", {a, b}, [sa = a.shape(), sb = b.shape()](const Tensor& g) -> Grads {
+        return {sum_to(g, sa), sum_to(neg(g), sb)};  // d(a-b)/db = -1
+    });
+    return out;
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+    Tensor out = binary_map("mul", a, b, [](auto x, auto y) { return x * y; });
+    record(out, "mul", {a, b}, [a, b](const Tensor& g) -> Grads {
+        return {a.requires_grad() ? sum_to(mul(g, b), a.shape()) : Tensor(),  // d(ab)/da = b
+                b.requires_grad() ? sum_to(mul(g, a), b.shape()) : Tensor()};
+    });
+    return out;
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+    Tensor out = binary_map("div", a, b, [](auto x, auto y) { return x / y; });
+    record(out, "div", {a, b}, [a, b](const Tensor& g) -> Grads {
+        return {a.requires_grad() ? sum_to(div(g, b), a.shape()) : Tensor(),  // d(a/b)/da = 1/b
+                b.requires_grad() ? sum_to(neg(div(mul(g, a), mul(b, b))), b.shape()) : Tensor()};  // -a/b²
+    });
+    return out;
+}
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+    Tensor out = binary_map("pow", a, b, [](auto x, auto y) { return std::pow(x, y); });
+    record(out, "pow", {a, b}, [a, b, y = out.detach()](const Tensor& g) -> Grads {
+        return {a.requires_grad() ? sum_to(mul(g, mul(b, pow(a, sub(b, ones_like(b))))), a.shape()) : Tensor(),
+                b.requires_grad() ? sum_to(mul(g, mul(y, log(a))), b.shape()) : Tensor()};  // d a^b/db = a^b ln a
+    });
+    return out;
+}
+
+Tensor pow(const Tensor& a, double exponent) {
+    Tensor e = scalar(exponent, a.dtype());
+    Tensor out = binary_map("pow", a, e, [](auto x, auto y) { return std::pow(x, y); });
+    record(out, "pow", {a}, [a, exponent](const Tensor& g) -> Grads {
+        return {mul(g, mul(pow(a, exponent - 1), scalar(exponent, a.dtype())))};  // d aⁿ/da = n·aⁿ⁻¹
+    });
+    return out;
+}
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+    Tensor out = binary_map("maximum", a, b, [](auto x, auto y) { return x >= y ? x : y; });
+    record(out, "maximum", {a, b}, [a, b](const Tensor& g) -> Grads {
+        // The larger input takes the gradient; a tie splits it evenly (as PyTorch does).
+        Tensor share_a = add(gt(a, b), mul(eq(a, b), scalar(0.5, a.dtype())));
+        return {sum_to(mul(g, share_a), a.shape()), sum_to(mul(g, sub(ones_like(share_a), share_a)), b.shape())};
+    });
+    return out;
+}
+
+// Comparisons: 0/1 results, no gradient (they are piecewise constant).
+Tensor eq(const Tensor& a, const Tensor& b) { return binary_map("eq", a, b, [](auto x, auto y) { return x == y; }); }
+Tensor ne(const Tensor& a, const Tensor& b) { return binary_map("ne", a, b, [](auto x, auto y) { return x != y; }); }
+Tensor lt(const Tensor& a, const Tensor& b) { return binary_map("lt", a, b, [](auto x, auto y) { return x < y; }); }
+Tensor le(const Tensor& a, const Tensor& b) { return binary_map("le", a, b, [](auto x, auto y) { return x <= y; }); }
+Tensor gt(const Tensor& a, const Tensor& b) { return binary_map("gt", a, b, [](auto x, auto y) { return x > y; }); }
+Tensor ge(const Tensor& a, const Tensor& b) { return binary_map("ge", a, b, [](auto x, auto y) { return x >= y; }); }
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+    check_same_dtype("where", a, b);
+    const Shape shape = broadcast_shapes(broadcast_shapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
+    Tensor out = empty(shape, a.dtype());
+    dispatch_float(a.dtype(), "where", [&]<typename T>(T) {
+        dispatch_all(cond.dtype(), [&]<typename C>(C) {
+            const C* pc = static_cast<const C*>(cond.impl()->storage->data);
+            const T* pa = static_cast<const T*>(a.impl()->storage->data);
+            const T* pb = static_cast<const T*>(b.impl()->storage->data);
+            T* po = out.data_ptr<T>();
+            for_each_row<4>(shape,
+                            {broadcast_strides(cond, shape), broadcast_strides(a, shape), broadcast_strides(b, shape),
+                             out.strides()},
+                            {cond.offset(), a.offset(), b.offset(), 0},
+                            [&](const std::array<std::int64_t, 4>& o, std::int64_t n,
+                                const std::array<std::int64_t, 4>& s) {
+                                for (std::int64_t i = 0; i < n; ++i)
+                                    po[o[3] + i] = pc[o[0] + i * s[0]] != C(0) ? pa[o[1] + i * s[1]]
+                                                                              : pb[o[2] + i * s[2]];
+                            });
+        });
+    });
+    record(out, "where", {a, b}, [cond, sa = a.shape(), sb = b.shape()](const Tensor& g) -> Grads {
+        Tensor zero = zeros(Shape{}, g.dtype());  // the gradient goes to whichever input was chosen
+        return {sum_to(where(cond, g, zero), sa), sum_to(where(cond, zero, g), sb)};
+    });
+    return out;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+    if (broadcast_shapes(mask.shape(), x.shape(), "masked_fill") != x.shape())
+        throw ShapeError("masked_fill: mask of shape " + mask.shape().str() + " does not broadcast to input shape " +
+                         x.shape().str());
+    return where(mask, scalar(value, x.dtype()), x);  // the filled entries get zero gradient
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, double b) { return add(a, scalar(b, a.dtype())); }
+Tensor operator-(const Tensor& a, double b) { return sub(a, scalar(b, a.dtype())); }
+Tensor operator*(const Tensor& a, double b) { return mul(a, scalar(b, a.dtype())); }
+Tensor operator/(const Tensor& a, double b) { return div(a, scalar(b, a.dtype())); }
+Tensor operator+(double a, const Tensor& b) { return add(scalar(a, b.dtype()), b); }
+Tensor operator-(double a, const Tensor& b) { return sub(scalar(a, b.dtype()), b); }
+Tensor operator*(double a, const Tensor& b) { return mul(scalar(a, b.dtype()), b); }
+Tensor operator/(double a, const Tensor& b) { return div(scalar(a, b.dtype()), b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+
+}  // namespace attnlab

@@ -1,0 +1,82 @@
+// matmul.cpp — the matrix product with PyTorch's batching rules, on top of gemm.
+//
+//   [n, k] @ [k, m]            -> [n, m]
+//   [..., n, k] @ [..., k, m]  -> [..., n, m]   leading (batch) dims broadcast
+//   a 1-D left operand is a row [1, k], a 1-D right operand a column [k, 1];
+//   the added dim is removed from the result (so 1-D @ 1-D is a dot product).
+//
+// The arithmetic is all in tensor/gemm.cpp, which takes element strides, so
+// transposed views (k.mT() in attention) are multiplied without a copy.
+#include "autograd/node.hpp"
+#include "tensor/gemm.hpp"
+#include "tensor/iter.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab {
+
+static Shape without_last_two(Shape s) {
+    s.erase(s.size() - 1);
+    s.erase(s.size() - 1);
+    return s;
+}
+
+// Both operands at least 2-D.
+static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
+    const std::int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
+    const Shape batch_a = without_last_two(a.shape()), batch_b = without_last_two(b.shape());
+    Shape shape = broadcast_shapes(batch_a, batch_b, "matmul");
+    const Shape batch = shape;
+    shape.push_back(n);
+    shape.push_back(m);
+    Tensor out = empty(shape, a.dtype());
+
+    dispatch_float(a.dtype(), "matmul", [&]<typename T>(T) {
+        const T* pa = static_cast<const T*>(a.impl()->storage->data);
+        const T* pb = static_cast<const T*>(b.impl()->storage->data);
+        T* po = out.data_ptr<T>();
+        const std::int64_t a_rs = a.strides()[a.dim() - 2], a_cs = a.strides()[a.dim() - 1];
+        const std::int64_t b_rs = b.strides()[b.dim() - 2], b_cs = b.strides()[b.dim() - 1];
+        if (b.dim() == 2 && a.is_contiguous()) {
+            // x @ W with x [..., n, k]: all batch rows form one [batch·n, k] matrix — one gemm.
+            gemm<T>(a.numel() / k, m, k, pa + a.offset(), k, 1, pb + b.offset(), b_rs, b_cs, po, m, false);
+            return;
+        }
+        // One gemm per batch element; the batch dims of a and b are read with
+        // broadcast strides, so a shared operand is never copied.
+        const Tensor a_batch = make_view(a, batch_a, without_last_two(a.strides()), a.offset());
+        const Tensor b_batch = make_view(b, batch_b, without_last_two(b.strides()), b.offset());
+        std::int64_t next = 0;
+        for_each_row<2>(batch, {broadcast_strides(a_batch, batch), broadcast_strides(b_batch, batch)},
+                        {a.offset(), b.offset()},
+                        [&](const std::array<std::int64_t, 2>& o, std::int64_t len,
+                            const std::array<std::int64_t, 2>& s) {
+                            for (std::int64_t i = 0; i < len; ++i, ++next)
+                                gemm<T>(n, m, k, pa + o[0] + i * s[0], a_rs, a_cs, pb + o[1] + i * s[1], b_rs, b_cs,
+                                        po + next * n * m, m, false);
+                        });
+    });
+    record(out, "matmul", {a, b}, [a, b](const Tensor& g) -> Grads {
+        // d(a@b)/da = g @ bᵀ, d(a@b)/db = aᵀ @ g, each summed over broadcast batch dims
+        return {a.requires_grad() ? sum_to(matmul_nd(g, b.mT()), a.shape()) : Tensor(),
+                b.requires_grad() ? sum_to(matmul_nd(a.mT(), g), b.shape()) : Tensor()};
+    });
+    return out;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+    if (a.dtype() != b.dtype())
+        throw ValueError(std::string("matmul: dtypes differ: ") + dtype_name(a.dtype()) + " " + a.shape().str() +
+                         " @ " + dtype_name(b.dtype()) + " " + b.shape().str());
+    if (a.dim() == 0 || b.dim() == 0)
+        throw ShapeError("matmul: both arguments need at least 1 dimension, got " + a.shape().str() + " @ " +
+                         b.shape().str());
+    const std::int64_t ka = a.size(-1), kb = b.dim() == 1 ? b.size(0) : b.size(-2);
+    if (ka != kb)
+        throw ShapeError("matmul: inner dimensions differ: " + a.shape().str() + " @ " + b.shape().str());
+    if (a.dim() == 1 && b.dim() == 1) return reshape(matmul_nd(unsqueeze(a, 0), unsqueeze(b, 1)), Shape{});
+    if (a.dim() == 1) return squeeze(matmul_nd(unsqueeze(a, 0), b), -2);
+    if (b.dim() == 1) return squeeze(matmul_nd(a, unsqueeze(b, 1)), -1);
+    return matmul_nd(a, b);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,88 @@
+// shape.cpp — see shape.hpp.
+#include "tensor/shape.hpp"
+
+#include "tensor/error.hpp"
+
+namespace attnlab {
+
+static void check_rank(std::size_t n) {
+    if (n > static_cast<std::size_t>(Shape::kMaxDims))
+        throw ShapeError("Shape: " + std::to_string(n) + " dimensions, more than the maximum of " +
+                         std::to_string(Shape::kMaxDims));
+}
+
+Shape::Shape(std::initializer_list<std::int64_t> dims) {
+    check_rank(dims.size());
+    for (std::int64_t v : dims) d_[static_cast<std::size_t>(n_++)] = v;
+}
+
+Shape::Shape(const std::vector<std::int64_t>& dims) {
+    check_rank(dims.size());
+    for (std::int64_t v : dims) d_[static_cast<std::size_t>(n_++)] = v;
+}
+
+void Shape::push_back(std::int64_t v) {
+    check_rank(static_cast<std::size_t>(n_) + 1);
+    d_[static_cast<std::size_t>(n_++)] = v;
+}
+
+void Shape::insert(std::int64_t pos, std::int64_t v) {
+    check_rank(static_cast<std::size_t>(n_) + 1);
+    for (std::int64_t i = n_; i > pos; --i) d_[static_cast<std::size_t>(i)] = d_[static_cast<std::size_t>(i - 1)];
+    d_[static_cast<std::size_t>(pos)] = v;
+    ++n_;
+}
+
+void Shape::erase(std::int64_t pos) {
+    for (std::int64_t i = pos; i + 1 < n_; ++i) d_[static_cast<std::size_t>(i)] = d_[static_cast<std::size_t>(i + 1)];
+    --n_;
+}
+
+std::int64_t Shape::numel() const {
+    std::int64_t n = 1;
+    for (std::int64_t v : *this) n *= v;
+    return n;
+}
+
+std::string Shape::str() const {
+    std::string s = "[";
+    for (int i = 0; i < n_; ++i) {
+        if (i) s += ", ";
+        s += std::to_string(d_[static_cast<std::size_t>(i)]);
+    }
+    return s + "]";
+}
+
+Shape contiguous_strides(const Shape& shape) {
+    Shape strides = shape;
+    std::int64_t s = 1;
+    for (std::int64_t i = shape.size() - 1; i >= 0; --i) {
+        strides[i] = s;
+        s *= shape[i];
+    }
+    return strides;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+    // Align from the right; a size-1 dimension stretches to match the other.
+    std::int64_t n = std::max(a.size(), b.size());
+    Shape out;
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::int64_t ia = i - (n - a.size()), ib = i - (n - b.size());
+        std::int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            throw ShapeError(std::string(op) + ": shapes cannot be broadcast: " + a.str() + " and " + b.str());
+        out.push_back(da == 1 ? db : da);
+    }
+    return out;
+}
+
+std::int64_t normalize_dim(std::int64_t dim, std::int64_t ndim, const char* op) {
+    std::int64_t d = dim < 0 ? dim + ndim : dim;
+    if (d < 0 || d >= ndim)
+        throw ValueError(std::string(op) + ": dim " + std::to_string(dim) + " is out of range for a tensor of " +
+                         std::to_string(ndim) + " dimensions");
+    return d;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,61 @@
+// shape.hpp — Shape: a tensor's sizes (and, reused, its strides) as a small
+// fixed-capacity vector.
+//
+// Shapes are created on every op, so they live inline (no heap allocation):
+// at most kMaxDims = 8 dimensions, which is more than attention ever needs
+// (B, H, T, T is four). Sizes and strides count elements, as in PyTorch.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+class Shape {
+public:
+    static constexpr int kMaxDims = 8;
+
+    Shape() = default;
+    Shape(std::initializer_list<std::int64_t> dims);
+    explicit Shape(const std::vector<std::int64_t>& dims);
+
+    std::int64_t size() const { return n_; }  // number of dimensions
+    bool empty() const { return n_ == 0; }
+    std::int64_t operator[](std::int64_t i) const { return d_[static_cast<std::size_t>(i)]; }
+    std::int64_t& operator[](std::int64_t i) { return d_[static_cast<std::size_t>(i)]; }
+    std::int64_t back() const { return d_[static_cast<std::size_t>(n_ - 1)]; }
+    const std::int64_t* begin() const { return d_.data(); }
+    const std::int64_t* end() const { return d_.data() + n_; }
+
+    void push_back(std::int64_t v);
+    void insert(std::int64_t pos, std::int64_t v);
+    void erase(std::int64_t pos);
+
+    std::int64_t numel() const;  // product of sizes; 1 for a scalar
+    std::vector<std::int64_t> vec() const { return {begin(), end()}; }
+    std::string str() const;     // "[2, 3]"
+
+    friend bool operator==(const Shape& a, const Shape& b) {
+        if (a.n_ != b.n_) return false;
+        for (int i = 0; i < a.n_; ++i)
+            if (a.d_[static_cast<std::size_t>(i)] != b.d_[static_cast<std::size_t>(i)]) return false;
+        return true;
+    }
+
+private:
+    std::array<std::int64_t, kMaxDims> d_{};
+    int n_ = 0;
+};
+
+// Row-major (C order) strides for a shape: the last dimension is contiguous.
+Shape contiguous_strides(const Shape& shape);
+
+// NumPy broadcasting of two shapes; throws ShapeError naming `op` and both shapes.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+
+// Maps a possibly negative dim (-1 = last) into [0, ndim); throws ValueError naming `op`.
+std::int64_t normalize_dim(std::int64_t dim, std::int64_t ndim, const char* op);
+
+}  // namespace attnlab

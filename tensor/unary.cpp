@@ -1,0 +1,120 @@
+// unary.cpp — elementwise functions of one tensor and their derivatives.
+//
+// unary_map applies f to every element (flat loop when contiguous, row walk
+// otherwise) into a new contiguous tensor. Where the derivative is cheapest in
+// terms of the output (exp, tanh, sigmoid), backward captures out.detach().
+#include <cmath>
+#include <numbers>
+
+#include "autograd/node.hpp"
+#include "tensor/iter.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab {
+
+template <typename F>
+static Tensor unary_map(const char* name, const Tensor& x, F f) {
+    Tensor out = empty(x.shape(), x.dtype());
+    dispatch_float(x.dtype(), name, [&]<typename T>(T) {
+        T* po = out.data_ptr<T>();
+        if (x.is_contiguous()) {
+            const T* px = x.data_ptr<T>();
+            for (std::int64_t i = 0, n = x.numel(); i < n; ++i) po[i] = static_cast<T>(f(px[i]));
+            return;
+        }
+        const T* px = static_cast<const T*>(x.impl()->storage->data);
+        for_each_row<2>(x.shape(), {x.strides(), out.strides()}, {x.offset(), 0},
+                        [&](const std::array<std::int64_t, 2>& o, std::int64_t n,
+                            const std::array<std::int64_t, 2>& s) {
+                            for (std::int64_t i = 0; i < n; ++i) po[o[1] + i] = static_cast<T>(f(px[o[0] + i * s[0]]));
+                        });
+    });
+    return out;
+}
+
+Tensor neg(const Tensor& x) {
+    Tensor out = unary_map("neg", x, [](auto v) { return -v; });
+    record(out, "neg", {x}, [](const Tensor& g) -> Grads { return {neg(g)}; });
+    return out;
+}
+
+Tensor exp(const Tensor& x) {
+    Tensor out = unary_map("exp", x, [](auto v) { return std::exp(v); });
+    record(out, "exp", {x}, [y = out.detach()](const Tensor& g) -> Grads { return {mul(g, y)}; });  // (eˣ)' = eˣ
+    return out;
+}
+
+Tensor log(const Tensor& x) {
+    Tensor out = unary_map("log", x, [](auto v) { return std::log(v); });
+    record(out, "log", {x}, [x](const Tensor& g) -> Grads { return {div(g, x)}; });  // (ln x)' = 1/x
+    return out;
+}
+
+Tensor sqrt(const Tensor& x) {
+    Tensor out = unary_map("sqrt", x, [](auto v) { return std::sqrt(v); });
+    record(out, "sqrt", {x}, [y = out.detach()](const Tensor& g) -> Grads {
+        return {div(g, mul(y, scalar(2.0, y.dtype())))};  // (√x)' = 1/(2√x)
+    });
+    return out;
+}
+
+Tensor abs(const Tensor& x) {
+    Tensor out = unary_map("abs", x, [](auto v) { return std::abs(v); });
+    record(out, "abs", {x}, [x](const Tensor& g) -> Grads {
+        // sign(x), with 0 at the kink as in PyTorch
+        Tensor sign = unary_map("abs", x, [](auto v) { return (v > 0) - (v < 0); });
+        return {mul(g, sign)};
+    });
+    return out;
+}
+
+Tensor tanh(const Tensor& x) {
+    Tensor out = unary_map("tanh", x, [](auto v) { return std::tanh(v); });
+    record(out, "tanh", {x}, [y = out.detach()](const Tensor& g) -> Grads {
+        return {mul(g, sub(ones_like(y), mul(y, y)))};  // tanh' = 1 - tanh²
+    });
+    return out;
+}
+
+Tensor sigmoid(const Tensor& x) {
+    // Two branches so that exp never overflows: for v < 0 use eᵛ/(1+eᵛ).
+    Tensor out = unary_map("sigmoid", x, [](auto v) {
+        using T = decltype(v);
+        if (v >= 0) return T(1) / (T(1) + std::exp(-v));
+        T e = std::exp(v);
+        return e / (T(1) + e);
+    });
+    record(out, "sigmoid", {x}, [y = out.detach()](const Tensor& g) -> Grads {
+        return {mul(g, mul(y, sub(ones_like(y), y)))};  // σ' = σ(1 - σ)
+    });
+    return out;
+}
+
+Tensor relu(const Tensor& x) {
+    Tensor out = unary_map("relu", x, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+    record(out, "relu", {x}, [x](const Tensor& g) -> Grads {
+        return {mul(g, gt(x, zeros(Shape{}, x.dtype())))};  // 1 where x > 0; 0 at the kink, as PyTorch
+    });
+    return out;
+}
+
+Tensor gelu(const Tensor& x) {
+    // GELU(x) = x·Φ(x) = ½x(1 + erf(x/√2)), the exact form (PyTorch's approximate='none').
+    Tensor out = unary_map("gelu", x, [](auto v) {
+        using T = decltype(v);
+        return T(0.5) * v * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
+    });
+    record(out, "gelu", {x}, [x](const Tensor& g) -> Grads {
+        // GELU'(x) = Φ(x) + x·φ(x), φ the standard normal density
+        Tensor d = unary_map("gelu", x, [](auto v) {
+            using T = decltype(v);
+            T cdf = T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
+            T pdf = std::exp(T(-0.5) * v * v) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+            return cdf + v * pdf;
+        });
+        return {mul(g, d)};
+    });
+    return out;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,118 @@
+// test_elementwise.cpp — forward values of binary and unary ops, broadcasting, errors.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "tests/support/tensor_matchers.hpp"
+#include "tensor/ops.hpp"
+
+using namespace attnlab;
+using attnlab::testing::IsCloseTo;
+
+TEST_CASE("binary ops broadcast like NumPy", "[tensor][elementwise]") {
+    Tensor a = tensor({{1, 2, 3}, {4, 5, 6}});  // [2, 3]
+    Tensor col = tensor({10, 20}).reshape({2, 1});  // [2, 1]
+    Tensor row = tensor({1, 0, -1});              // [3]
+    CHECK_THAT(a + col, IsCloseTo(tensor({{11, 12, 13}, {24, 25, 26}})));
+    CHECK_THAT(a * row, IsCloseTo(tensor({{1, 0, -3}, {4, 0, -6}})));
+    CHECK_THAT(col - row, IsCloseTo(tensor({{9, 10, 11}, {19, 20, 21}})));
+    CHECK_THAT(a / 2.0, IsCloseTo(tensor({{0.5, 1, 1.5}, {2, 2.5, 3}})));
+    CHECK_THAT(1.0 - a, IsCloseTo(tensor({{0, -1, -2}, {-3, -4, -5}})));
+    CHECK_THAT(pow(a, 2.0), IsCloseTo(tensor({{1, 4, 9}, {16, 25, 36}})));
+    CHECK_THAT(pow(col, row), IsCloseTo(tensor({{10, 1, 0.1}, {20, 1, 0.05}}), 1e-6));
+    CHECK_THAT(maximum(a, tensor({3})), IsCloseTo(tensor({{3, 3, 3}, {4, 5, 6}})));
+    // a strided (transposed) operand takes the general path
+    CHECK_THAT(a.transpose(0, 1) + tensor({{1, 2}}), IsCloseTo(tensor({{2, 6}, {3, 7}, {4, 8}})));
+}
+
+TEST_CASE("comparisons, where and masked_fill", "[tensor][elementwise]") {
+    Tensor a = tensor({1, 2, 3});
+    Tensor b = tensor({3, 2, 1});
+    CHECK_THAT(lt(a, b), IsCloseTo(tensor({1, 0, 0})));
+    CHECK_THAT(eq(a, b), IsCloseTo(tensor({0, 1, 0})));
+    CHECK_THAT(ge(a, b), IsCloseTo(tensor({0, 1, 1})));
+    CHECK_THAT(where(gt(a, b), a, b), IsCloseTo(tensor({3, 2, 3})));
+    Tensor scores = tensor({{2, 0, 3}});
+    Tensor masked = masked_fill(scores, tensor({0, 1, 0}), -INFINITY);
+    CHECK(std::isinf(masked.at({0, 1})));
+    CHECK(masked.at({0, 2}) == 3.0);
+    CHECK_THROWS_WITH(masked_fill(tensor({1, 2}), ones({2, 2}), 0), Catch::Contains("[2, 2]"));
+}
+
+TEST_CASE("unary functions match their definitions", "[tensor][elementwise]") {
+    Tensor x = tensor({-2.0, -0.5, 0.0, 0.5, 2.0}, kFloat64);
+    CHECK_THAT(exp(x), IsCloseTo(tensor({std::exp(-2.0), std::exp(-0.5), 1, std::exp(0.5), std::exp(2.0)}, kFloat64), 1e-12));
+    CHECK_THAT(relu(x), IsCloseTo(tensor({0, 0, 0, 0.5, 2}, kFloat64)));
+    CHECK_THAT(abs(x), IsCloseTo(tensor({2, 0.5, 0, 0.5, 2}, kFloat64)));
+    CHECK_THAT(tanh(x), IsCloseTo(tensor({std::tanh(-2.0), std::tanh(-0.5), 0, std::tanh(0.5), std::tanh(2.0)}, kFloat64), 1e-12));
+    CHECK_THAT(sigmoid(tensor({-1000, 0, 1000}, kFloat64)), IsCloseTo(tensor({0, 0.5, 1}, kFloat64)));
+    // GELU(x) = x·Φ(x); Φ(1) = 0.8413447460685429 (the standard normal CDF)
+    CHECK(gelu(tensor({1.0}, kFloat64)).item() == Approx(0.8413447460685429).epsilon(1e-14));
+    CHECK(gelu(tensor({-1.0}, kFloat64)).item() == Approx(-1 + 0.8413447460685429).epsilon(1e-13));
+    CHECK_THAT(sqrt(tensor({4, 9})), IsCloseTo(tensor({2, 3})));
+    CHECK_THAT(log(tensor({1, std::exp(1.0)})), IsCloseTo(tensor({0, 1}), 1e-6));
+}
+
+TEST_CASE("elementwise bad input: shapes and dtypes named", "[tensor][elementwise][errors]") {
+    CHECK_THROWS_AS(zeros({2, 3}) + zeros({3, 2}), ShapeError);
+    CHECK_THROWS_WITH(zeros({2, 3}) * zeros({4}), Catch::Contains("mul") && Catch::Contains("[2, 3]") && Catch::Contains("[4]"));
+    CHECK_THROWS_WITH(zeros({2}) + zeros({2}, kFloat64), Catch::Contains("float32") && Catch::Contains("float64"));
+    CHECK_THROWS_WITH(exp(arange(3)), Catch::Contains("exp") && Catch::Contains("int64"));
+}
+
+TEST_CASE("reductions along a dim or all, with keepdim", "[tensor][reduce]") {
+    Tensor a = tensor({{1, 5, 3}, {4, 2, 6}});
+    CHECK(a.sum().item() == 21.0);
+    CHECK_THAT(a.sum(0), IsCloseTo(tensor({5, 7, 9})));
+    CHECK_THAT(a.sum(-1, true), IsCloseTo(tensor({9, 12}).reshape({2, 1})));
+    CHECK_THAT(sum(a, {0, 1}), IsCloseTo(scalar(21)));
+    CHECK_THAT(a.mean(1), IsCloseTo(tensor({3, 4})));
+    CHECK(a.mean().item() == 3.5);
+    CHECK_THAT(var(a, 1), IsCloseTo(tensor({4, 4})));             // unbiased, like torch.var
+    CHECK_THAT(var(a, 1, false, 0), IsCloseTo(tensor({8.0 / 3, 8.0 / 3}), 1e-6));
+    auto [v, i] = max(a, 1);
+    CHECK_THAT(v, IsCloseTo(tensor({5, 6})));
+    CHECK(i.to_vector<std::int64_t>() == std::vector<std::int64_t>{1, 2});
+    CHECK(argmax(a, 0, true).shape() == Shape{1, 3});
+    CHECK(argmax(tensor({1, 3, 3}), 0).item() == 1.0);  // first of ties
+    CHECK(min(a, 0).values.to_vector<float>() == std::vector<float>{1, 2, 3});
+    CHECK(max(a).item() == 6.0);
+    CHECK_THAT(sum_to(ones({2, 3, 4}), {3, 1}), IsCloseTo(full({3, 1}, 8)));
+    CHECK_THROWS_WITH(a.sum(2), Catch::Contains("sum") && Catch::Contains("dim 2"));
+    CHECK_THROWS_AS(var(ones({1, 3}), 0), ValueError);
+    CHECK_THROWS_AS(max(zeros({0, 3}), 0), ValueError);
+}
+
+TEST_CASE("cat, stack, split and chunk", "[tensor][join]") {
+    Tensor a = tensor({{1, 2}}), b = tensor({{3, 4}, {5, 6}});
+    CHECK_THAT(cat({a, b}, 0), IsCloseTo(tensor({{1, 2}, {3, 4}, {5, 6}})));
+    CHECK_THAT(cat({b, b}, 1), IsCloseTo(tensor({{3, 4, 3, 4}, {5, 6, 5, 6}})));
+    CHECK(stack({a, a, a}, 0).shape() == Shape{3, 1, 2});
+    CHECK(stack({a, a}, -1).shape() == Shape{1, 2, 2});
+    auto parts = split(arange(0.0, 5.0), 2, 0);
+    REQUIRE(parts.size() == 3);
+    CHECK(parts[2].to_vector<float>() == std::vector<float>{4});
+    CHECK(chunk(zeros({4, 6}), 4, 1).size() == 3);  // ceil(6 / 4) = 2 per chunk, as PyTorch
+    CHECK_THROWS_WITH(cat({a, zeros({1, 3})}, 0), Catch::Contains("cat") && Catch::Contains("[1, 3]"));
+    CHECK_THROWS_AS(stack({a, b}, 0), ShapeError);
+    CHECK_THROWS_AS(cat({}, 0), ValueError);
+}
+
+TEST_CASE("index_select, embedding, one_hot, tril and triu", "[tensor][index]") {
+    Tensor w = tensor({{0, 1}, {10, 11}, {20, 21}});
+    Tensor ids = from_vector<std::int64_t>({2, 0, 2}, {3});
+    CHECK_THAT(index_select(w, 0, ids), IsCloseTo(tensor({{20, 21}, {0, 1}, {20, 21}})));
+    CHECK_THAT(index_select(w, 1, from_vector<std::int64_t>({1}, {1})), IsCloseTo(tensor({1, 11, 21}).reshape({3, 1})));
+    Tensor e = embedding(w, from_vector<std::int64_t>({1, 2, 0, 1}, {2, 2}));
+    CHECK(e.shape() == Shape{2, 2, 2});
+    CHECK(e.at({1, 0, 1}) == 1.0);
+    CHECK_THAT(one_hot(from_vector<std::int64_t>({2, 0}, {2}), 3), IsCloseTo(tensor({{0, 0, 1}, {1, 0, 0}})));
+    CHECK_THAT(tril(ones({3, 3})), IsCloseTo(tensor({{1, 0, 0}, {1, 1, 0}, {1, 1, 1}})));
+    CHECK_THAT(triu(ones({2, 3}), 1), IsCloseTo(tensor({{0, 1, 1}, {0, 0, 1}})));
+    // tril of a -inf matrix stays free of NaN (where, not multiplication)
+    CHECK(tril(full({2, 2}, -INFINITY)).at({0, 1}) == 0.0);
+    CHECK_THROWS_WITH(index_select(w, 0, from_vector<std::int64_t>({3}, {1})), Catch::Contains("index 3") && Catch::Contains("[0, 3)"));
+    CHECK_THROWS_AS(index_select(w, 0, tensor({1})), ValueError);  // float indices
+    CHECK_THROWS_AS(embedding(ones({3}), ids), ShapeError);
+    CHECK_THROWS_AS(one_hot(ids, 2), ValueError);
+    CHECK_THROWS_AS(tril(ones({3})), ShapeError);
+}

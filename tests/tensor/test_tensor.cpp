@@ -1,0 +1,130 @@
+// test_tensor.cpp — creation, views that share storage, contiguity, printing, RNG.
+#include <catch2/catch.hpp>
+
+#include "tests/support/tensor_matchers.hpp"
+#include "tensor/ops.hpp"
+#include "tensor/rng.hpp"
+
+using namespace attnlab;
+using attnlab::testing::IsCloseTo;
+
+TEST_CASE("creation functions fill shapes with the right values", "[tensor][creation]") {
+    CHECK(zeros({2, 3}).to_vector<float>() == std::vector<float>(6, 0.0f));
+    CHECK(ones({4}).sum().item() == 4.0);
+    CHECK(full({2, 2}, 2.5).to_vector<double>() == std::vector<double>(4, 2.5));
+    CHECK(arange(5).to_vector<std::int64_t>() == std::vector<std::int64_t>{0, 1, 2, 3, 4});
+    CHECK(arange(0.0, 1.0, 0.25).to_vector<float>() == std::vector<float>{0, 0.25f, 0.5f, 0.75f});
+    Tensor t = tensor({{1, 2, 3}, {4, 5, 6}});
+    CHECK(t.shape() == Shape{2, 3});
+    CHECK(t.at({1, 2}) == 6.0);
+    CHECK(tensor({{{1, 2}}, {{3, 4}}}).shape() == Shape{2, 1, 2});
+    CHECK(scalar(3.0).dim() == 0);
+    CHECK(scalar(3.0).item() == 3.0);
+    CHECK(from_vector<double>({1, 2, 3, 4}, {2, 2}).dtype() == kFloat64);
+}
+
+TEST_CASE("bad creation arguments throw with the shapes named", "[tensor][creation][errors]") {
+    CHECK_THROWS_AS(tensor({{1, 2}, {3}}), ShapeError);
+    CHECK_THROWS_WITH(from_vector<float>({1, 2, 3}, {2, 2}), Catch::Contains("[2, 2]"));
+    CHECK_THROWS_AS(empty({2, -1}), ValueError);
+    CHECK_THROWS_WITH(zeros({2, 3}).item(), Catch::Contains("[2, 3]"));
+    CHECK_THROWS_AS(Shape({1, 1, 1, 1, 1, 1, 1, 1, 1}), ShapeError);
+}
+
+TEST_CASE("views share storage and copy nothing", "[tensor][views]") {
+    Tensor x = arange(0.0, 6.0).reshape({2, 3});
+    Tensor xt = x.transpose(0, 1);
+    CHECK(xt.shape() == Shape{3, 2});
+    CHECK(xt.impl()->storage == x.impl()->storage);
+    CHECK_FALSE(xt.is_contiguous());
+    CHECK(xt.at({2, 1}) == 5.0);
+    CHECK(xt.contiguous().is_contiguous());
+    CHECK(xt.contiguous().to_vector<float>() == std::vector<float>{0, 3, 1, 4, 2, 5});
+
+    SECTION("narrow, select and slice see the same elements") {
+        Tensor col = x.narrow(1, 1, 2);
+        CHECK(col.impl()->storage == x.impl()->storage);
+        CHECK(col.to_vector<float>() == std::vector<float>{1, 2, 4, 5});
+        CHECK(x.select(0, 1).to_vector<float>() == std::vector<float>{3, 4, 5});
+        CHECK(x.select(1, -1).to_vector<float>() == std::vector<float>{2, 5});
+        CHECK(slice(arange(0.0, 10.0), 0, 1, 8, 3).to_vector<float>() == std::vector<float>{1, 4, 7});
+    }
+    SECTION("writing through a view changes the base") {
+        fill_(x.narrow(1, 0, 1), -1.0);
+        CHECK(x.to_vector<float>() == std::vector<float>{-1, 1, 2, -1, 4, 5});
+    }
+    SECTION("expand repeats with stride 0") {
+        Tensor row = tensor({1, 2, 3}).expand({4, 3});
+        CHECK(row.strides()[0] == 0);
+        CHECK(row.sum().item() == 24.0);
+        CHECK(tensor({1, 2}).reshape({2, 1}).expand({2, -1, 3}).shape() == Shape{2, 2, 3});
+    }
+    SECTION("permute, unsqueeze, squeeze, flatten") {
+        Tensor y = arange(0.0, 24.0).reshape({2, 3, 4});
+        Tensor p = y.permute({2, 0, 1});
+        CHECK(p.shape() == Shape{4, 2, 3});
+        CHECK(p.at({3, 1, 2}) == y.at({1, 2, 3}));
+        CHECK(y.unsqueeze(1).shape() == Shape{2, 1, 3, 4});
+        CHECK(y.unsqueeze(-1).shape() == Shape{2, 3, 4, 1});
+        CHECK(y.unsqueeze(1).squeeze(1).shape() == y.shape());
+        CHECK(flatten(y, 1).shape() == Shape{2, 12});
+    }
+    SECTION("view of a transposed tensor works where a view exists and refuses otherwise") {
+        Tensor y = arange(0.0, 24.0).reshape({2, 3, 4}).transpose(0, 1);  // [3, 2, 4], last dim contiguous
+        CHECK(y.view({3, 2, 2, 2}).at({2, 1, 1, 0}) == y.at({2, 1, 2}));
+        CHECK_THROWS_AS(y.view({6, 4}), ShapeError);
+        CHECK(y.reshape({6, 4}).to_vector<float>() == y.contiguous().view({6, 4}).to_vector<float>());
+    }
+}
+
+TEST_CASE("bad view arguments name the op and the shapes", "[tensor][views][errors]") {
+    Tensor x = zeros({2, 3});
+    CHECK_THROWS_WITH(x.reshape({4, 2}), Catch::Contains("reshape") && Catch::Contains("[4, 2]") && Catch::Contains("[2, 3]"));
+    CHECK_THROWS_AS(x.reshape({-1, -1}), ShapeError);
+    CHECK_THROWS_WITH(x.transpose(0, 2), Catch::Contains("transpose") && Catch::Contains("dim 2"));
+    CHECK_THROWS_AS(x.squeeze(0), ShapeError);
+    CHECK_THROWS_AS(x.expand({3, 3}), ShapeError);
+    CHECK_THROWS_AS(x.narrow(1, 2, 2), ValueError);
+    CHECK_THROWS_AS(x.permute({0, 0}), ValueError);
+    CHECK_THROWS_AS(x.select(0, 2), ValueError);
+}
+
+TEST_CASE("tensors print like PyTorch, with their shape", "[tensor][print]") {
+    CHECK(to_string(tensor({0.2595, 0.0351, 0.7054})) == "tensor([0.2595, 0.0351, 0.7054], shape=[3])");
+    CHECK(to_string(tensor({{1, 2}, {3, 4}})) == "tensor([[1., 2.],\n        [3., 4.]], shape=[2, 2])");
+    CHECK(to_string(arange(3)) == "tensor([0, 1, 2], shape=[3], dtype=int64)");
+    CHECK(to_string(tensor({1e-6, 1.0})) == "tensor([1.0000e-06, 1.0000e+00], shape=[2])");
+    CHECK(to_string(tensor({-INFINITY, 0.5})) == "tensor([  -inf, 0.5000], shape=[2])");
+    Tensor w = ones({2}).requires_grad_();
+    CHECK(to_string(w) == "tensor([1., 1.], shape=[2], requires_grad=True)");
+    CHECK(to_string(w * w) == "tensor([1., 1.], shape=[2], grad_fn=<mul>)");
+    CHECK(to_string(zeros({2000})).find("...") != std::string::npos);
+}
+
+TEST_CASE("the generator is deterministic and has the right moments", "[tensor][rng]") {
+    Generator a(42), b(42), c(43);
+    for (int i = 0; i < 5; ++i) CHECK(a.next_u64() == b.next_u64());
+    CHECK(Generator(42).next_u64() != c.next_u64());
+
+    // Known answer: guards against an accidental change to the stream (checkpointed
+    // data order and every "same seed, same loss" promise depend on it).
+    Generator g(0);
+    CHECK(g.next_u64() == 0x99EC5F36CB75F2B4ull);
+
+    manual_seed(7);
+    Tensor x1 = randn({1000});
+    manual_seed(7);
+    Tensor x2 = randn({1000});
+    CHECK(x1.to_vector<float>() == x2.to_vector<float>());
+
+    Generator gen(1);
+    Tensor n = randn({100000}, kFloat64, gen);
+    CHECK(n.mean().item() == Approx(0).margin(0.02));
+    CHECK(var(n, 0).item() == Approx(1).margin(0.02));
+    Tensor u = rand({100000}, kFloat64, gen);
+    CHECK(u.mean().item() == Approx(0.5).margin(0.01));
+    CHECK(max(u).item() < 1.0);
+    Tensor r = randint(3, 7, {10000}, gen);
+    CHECK(max(r.to(kFloat64)).item() == 6.0);
+    CHECK(min(r.to(kFloat64), 0).values.item() == 3.0);
+}
