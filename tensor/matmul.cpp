@@ -20,6 +20,15 @@ static Shape without_last_two(Shape s) {
     return s;
 }
 
+static Tensor matmul_nd(const Tensor& a, const Tensor& b);
+
+// d(a@b)/da = g @ bᵀ, d(a@b)/db = aᵀ @ g, each summed over broadcast batch dims.
+// A named function (not only a lambda) so that `break matmul_backward` works in gdb.
+static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) {
+    return {a.requires_grad() ? sum_to(matmul_nd(g, b.mT()), a.shape()) : Tensor(),
+            b.requires_grad() ? sum_to(matmul_nd(a.mT(), g), b.shape()) : Tensor()};
+}
+
 // Both operands at least 2-D.
 static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
     const std::int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
@@ -55,11 +64,7 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
                                         po + next * n * m, m, false);
                         });
     });
-    record(out, "matmul", {a, b}, [a, b](const Tensor& g) -> Grads {
-        // d(a@b)/da = g @ bᵀ, d(a@b)/db = aᵀ @ g, each summed over broadcast batch dims
-        return {a.requires_grad() ? sum_to(matmul_nd(g, b.mT()), a.shape()) : Tensor(),
-                b.requires_grad() ? sum_to(matmul_nd(a.mT(), g), b.shape()) : Tensor()};
-    });
+    record(out, "matmul", {a, b}, [a, b](const Tensor& g) { return matmul_backward(a, b, g); });
     return out;
 }
 
