@@ -1,7 +1,7 @@
 # attnlab — one flat Makefile.  `make help` lists every target.
 #
 # Sources are found by folder, so adding a file needs no edit here:
-#   tensor/ autograd/ nn/ plots/   *.cpp  -> the library (build/obj/..., linked statically)
+#   tensor/ autograd/ nn/ plots/ data/  *.cpp -> the library (build/obj/..., linked statically)
 #   phases/ bench/ tools/          *.cpp  -> one program each, named after the file (build/<name>)
 #   tests/<area>/                  *.cpp  -> one Catch2 binary (build/attnlab_tests), main prebuilt once
 #
@@ -43,7 +43,7 @@ CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
 CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
-LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp)
+LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp data/*.cpp)
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
 TEST_SRCS := $(wildcard tests/*/*.cpp)
 
