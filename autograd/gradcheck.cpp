@@ -10,16 +10,16 @@
 
 namespace attnlab {
 
-GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& inputs, const GradcheckOptions& opt) {
-    // Private copies: the probing below writes into them.
-    std::vector<Tensor> xs;
-    for (const Tensor& x : inputs) {
-        if (x.dtype() != kFloat64)
-            throw ValueError(std::string("gradcheck: inputs must be float64, got ") + dtype_name(x.dtype()) + " " +
-                             x.shape().str());
-        Tensor c = contiguous(x.detach()).clone();
-        if (x.requires_grad()) c.requires_grad_();
-        xs.push_back(c);
+GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& xs, const GradcheckOptions& opt) {
+    // The inputs are probed in place (so a module's own parameters can be inputs) and
+    // restored afterwards, values and .grad alike.
+    std::vector<Tensor> saved_grads;
+    for (const Tensor& x : xs) {
+        if (x.dtype() != kFloat64 || !x.is_contiguous() || !x.is_leaf())
+            throw ValueError(std::string("gradcheck: inputs must be contiguous float64 leaves, got ") +
+                             dtype_name(x.dtype()) + " " + x.shape().str() + (x.is_leaf() ? "" : " (not a leaf)"));
+        saved_grads.push_back(x.grad());
+        x.impl()->grad.reset();
     }
 
     // Analytic: one backward of L = Σ out ⊙ R.
@@ -27,6 +27,11 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& input
     Generator gen(opt.seed);
     const Tensor r = randn(out.shape(), kFloat64, gen);
     sum(mul(out, r)).backward();
+    std::vector<Tensor> analytic;
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+        analytic.push_back(xs[k].grad().defined() ? xs[k].grad() : zeros_like(xs[k]));
+        xs[k].impl()->grad = saved_grads[k].impl_ptr();
+    }
 
     auto loss_at = [&]() {
         NoGradGuard no_grad;
@@ -38,9 +43,8 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& input
     for (std::size_t k = 0; k < xs.size(); ++k) {
         if (!xs[k].requires_grad()) continue;
         GradcheckInputReport& rep = result.inputs[k];
-        const Tensor analytic = xs[k].grad().defined() ? contiguous(xs[k].grad()) : zeros_like(xs[k]);
-        const double* pa = analytic.data_ptr<double>();
-        double* px = xs[k].data_ptr<double>();  // contiguous private copy: safe to poke
+        const double* pa = analytic[k].data_ptr<double>();
+        double* px = xs[k].data_ptr<double>();  // poked and restored below
         double worst_excess = 0;
         for (std::int64_t i = 0; i < xs[k].numel(); ++i) {
             const double saved = px[i];

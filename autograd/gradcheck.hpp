@@ -41,7 +41,9 @@ struct GradcheckResult {
 
 using GradcheckFn = std::function<Tensor(const std::vector<Tensor>&)>;
 
-// Checks every input that requires grad. The inputs themselves are not modified.
+// Checks every input that requires grad. Inputs must be contiguous float64 leaves;
+// they are perturbed in place while probing and restored afterwards (values and
+// .grad), so a module's own parameters can be passed as inputs.
 GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& inputs,
                           const GradcheckOptions& options = {});
 

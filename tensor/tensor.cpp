@@ -109,6 +109,15 @@ const char* Tensor::grad_fn_name() const { return impl_->grad_fn ? impl_->grad_f
 
 Tensor Tensor::detach() const { return make_view(*this, shape(), strides(), offset()); }
 
+void Tensor::set_data(const Tensor& src) {
+    impl_->storage = src.impl()->storage;
+    impl_->shape = src.shape();
+    impl_->strides = src.strides();
+    impl_->offset = src.offset();
+    impl_->dtype = src.dtype();
+    impl_->grad.reset();  // a gradient of the old shape or dtype would no longer fit
+}
+
 // ---- shorthands ------------------------------------------------------------------------
 
 Tensor Tensor::reshape(const Shape& s) const { return attnlab::reshape(*this, s); }

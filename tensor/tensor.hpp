@@ -91,6 +91,10 @@ public:
     void backward(bool retain_graph = false) const;
     void backward(const Tensor& grad, bool retain_graph = false) const;
     Tensor detach() const;  // same storage, no history, requires_grad false
+    // Replaces what this tensor holds (storage, shape, strides, dtype) with src's,
+    // keeping its autograd identity — PyTorch's `param.data = src`. Every handle to
+    // this tensor sees the change (Module::to converts parameters this way).
+    void set_data(const Tensor& src);
 
     // ---- shorthands for ops in tensor/ops.hpp ------------------------------------
     Tensor reshape(const Shape& s) const;

@@ -1,0 +1,90 @@
+// attention.hpp — scaled dot-product attention, single-head and multi-head layers.
+//
+//   Attention(Q, K, V) = softmax(Q Kᵀ · scale + mask) V,   scale = 1/√d_k by default
+//
+// scaled_dot_product_attention is the formula itself, on tensors shaped
+// [..., Tq, d_k] (queries) and [..., Tk, d_k] / [..., Tk, d_v] (keys / values).
+// SelfAttention is the seed's single head (Q = X W_Q, K = X W_K, V = X W_V, no bias);
+// MultiHeadAttention is Vaswani et al.'s: project, split into H heads of
+// d_k = d_model / H, attend in parallel, concatenate, project with W_O. Its query
+// and key/value inputs may be different sequences of different lengths
+// (cross-attention), with their own widths (kdim, vdim).
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "nn/layers.hpp"
+#include "nn/mask.hpp"
+
+namespace attnlab::nn {
+
+struct AttentionResult {
+    Tensor output;   // [..., Tq, d_v]  (MultiHeadAttention: [B, Tq, d_model])
+    Tensor weights;  // [..., Tq, Tk]   (MultiHeadAttention: [B, H, Tq, Tk]), rows sum to 1 (0 if fully masked)
+};
+
+// q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v]; batch dims broadcast.
+// scale: 1/√d_k unless given (1.0 gives the unscaled variant of the phase-1 experiment).
+AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                             const Mask& mask = Mask(), std::optional<double> scale = std::nullopt);
+// The same with an additive float mask (0 / −∞ only; see Mask::from_additive).
+AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                             const Tensor& additive_mask, std::optional<double> scale = std::nullopt);
+
+// Per-layer attention weights of a model, recorded when enabled, so that plots,
+// rollout and the explorer read them from one place.
+struct AttentionTrace {
+    bool enabled = false;
+    std::vector<Tensor> layers;  // layers[l]: [B, H, Tq, Tk], detached
+    void record(std::size_t layer, const Tensor& weights);
+    void clear() { layers.clear(); }
+};
+
+// Keys and values of the positions seen so far, for incremental decoding.
+struct KVCache {
+    Tensor k, v;  // [B, H, T_past, d_k]; undefined while empty
+    std::int64_t length() const { return k.defined() ? k.size(2) : 0; }
+    void clear() { k = Tensor(), v = Tensor(); }
+};
+
+// The seed's single head: W_Q, W_K: d_model -> d_k, W_V: d_model -> d_model (so the
+// output has the input's shape), no bias: 3·d_model² parameters when d_k = d_model.
+// Stored as Linear weights [out, in], i.e. the transposes of the seed's W ∈ R^(d_model × d_k).
+class SelfAttention : public Module {
+public:
+    explicit SelfAttention(std::int64_t d_model, std::int64_t d_k = 0, Generator& gen = default_generator());
+    // x [..., T, d_model] -> output [..., T, d_model], weights [..., T, T]
+    AttentionResult forward(const Tensor& x, const Mask& mask = Mask(), std::optional<double> scale = std::nullopt) const;
+    std::int64_t d_model, d_k;
+    Linear w_q, w_k, w_v;
+};
+
+class MultiHeadAttention : public Module {
+public:
+    // kdim / vdim: widths of the key / value inputs (0 = d_model). 4·d² + 4·d parameters when both are d.
+    MultiHeadAttention(std::int64_t d_model, std::int64_t n_heads, std::int64_t kdim = 0, std::int64_t vdim = 0,
+                       Generator& gen = default_generator());
+
+    // query [B, Tq, d_model], key [B, Tk, kdim], value [B, Tk, vdim] -> output [B, Tq, d_model],
+    // weights [B, H, Tq, Tk]. With a cache, key/value are the new positions only; the cache
+    // supplies the earlier ones and is extended.
+    AttentionResult forward(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask = Mask(),
+                            KVCache* cache = nullptr);
+    AttentionResult forward(const Tensor& x, const Mask& mask = Mask(), KVCache* cache = nullptr) {
+        return forward(x, x, x, mask, cache);
+    }
+
+    // Switch heads off (their output is zeroed before W_O), for the pruning experiment.
+    void set_head_mask(const std::vector<bool>& enabled);
+    void set_trace(AttentionTrace* trace, std::size_t layer) { trace_ = trace, layer_ = layer; }
+
+    std::int64_t d_model, n_heads, d_k;
+    Linear w_q, w_k, w_v, w_o;
+
+private:
+    Tensor head_mask_;  // [1, H, 1, 1] of 0/1, undefined = all heads on
+    AttentionTrace* trace_ = nullptr;
+    std::size_t layer_ = 0;
+};
+
+}  // namespace attnlab::nn

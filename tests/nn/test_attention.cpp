@@ -1,0 +1,185 @@
+// test_attention.cpp — scaled dot-product attention, masks, SelfAttention, MultiHeadAttention.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "autograd/gradcheck.hpp"
+#include "nn/attention.hpp"
+#include "tensor/npy.hpp"
+#include "tensor/ops.hpp"
+#include "tests/support/tensor_matchers.hpp"
+
+using namespace attnlab;
+using namespace attnlab::nn;
+using attnlab::testing::bit_identical;
+using attnlab::testing::IsCloseTo;
+
+namespace {
+Generator gen(17);
+Tensor input(const Shape& s) { return uniform(s, -1, 1, kFloat64, gen).requires_grad_(); }
+void check(const GradcheckFn& f, const std::vector<Tensor>& xs) {
+    GradcheckResult r = gradcheck(f, xs);
+    INFO(r.summary());
+    CHECK(r.ok);
+}
+std::string fixture(const std::string& name) { return std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/" + name + ".npy"; }
+}  // namespace
+
+TEST_CASE("the seeds' worked examples", "[nn][attention]") {
+    SECTION("seed 001 exercise 1: one query, three keys, unscaled") {
+        Tensor q = tensor({{1.0, 0.0}});
+        Tensor k = tensor({{1.0, 0.0}, {0.0, 1.0}, {0.7, 0.7}});
+        Tensor v = tensor({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}});
+        AttentionResult r = scaled_dot_product_attention(q, k, v, Mask(), 1.0);
+        CHECK_THAT(r.weights, IsCloseTo(tensor({{0.474, 0.174, 0.351}}), 5e-4));
+        // The tutorial prints [2.751, 3.750] from its rounded weights; exactly it is [2.754, 3.754].
+        CHECK_THAT(r.output, IsCloseTo(tensor({{2.754, 3.754}}), 5e-4));
+    }
+    SECTION("seed 004 §4.3: Q 3×2, K 4×2, V 4×2, scaled") {
+        Tensor q = tensor({{1, 0}, {0, 1}, {1, 1}});
+        Tensor k = tensor({{1, 0}, {0, 1}, {1, 0}, {0, 1}});
+        Tensor v = tensor({{1, 2}, {3, 4}, {5, 6}, {7, 8}});
+        AttentionResult r = scaled_dot_product_attention(q, k, v);
+        // The seed's approximate [0.31, 0.17, 0.31, 0.20] is off; exactly: e^(1/√2) / (2e^(1/√2) + 2).
+        const double big = std::exp(1 / std::sqrt(2.0)) / (2 * std::exp(1 / std::sqrt(2.0)) + 2), small = 1 / (2 * std::exp(1 / std::sqrt(2.0)) + 2);
+        CHECK_THAT(r.weights.select(0, 0), IsCloseTo(tensor({big, small, big, small}), 1e-6));
+        CHECK(big == Approx(0.335).margin(5e-4));
+        CHECK(small == Approx(0.165).margin(5e-4));
+    }
+}
+
+TEST_CASE("masks: builders, polarity and combination", "[nn][attention][mask]") {
+    CHECK_THAT(Mask::causal(3).allowed(), IsCloseTo(tensor({{1, 0, 0}, {1, 1, 0}, {1, 1, 1}})));
+    // offset-aware: 1 new query at position 3 of 4 sees every key
+    CHECK_THAT(Mask::causal(1, 4).allowed(), IsCloseTo(tensor({{1, 1, 1, 1}})));
+    CHECK_THAT(Mask::causal(2, 4).allowed(), IsCloseTo(tensor({{1, 1, 1, 0}, {1, 1, 1, 1}})));
+    CHECK_THAT(Mask::local(4, 4, 1, 0).allowed(), IsCloseTo(tensor({{1, 1, 0, 0}, {1, 1, 1, 0}, {0, 1, 1, 1}, {0, 0, 1, 1}})));
+    CHECK_THAT(Mask::strided(4, 4, 2, 0).allowed(), IsCloseTo(tensor({{1, 0, 1, 0}, {0, 1, 0, 1}, {1, 0, 1, 0}, {0, 1, 0, 1}})));
+    Mask pad = Mask::padding({2, 3}, 3);
+    CHECK(pad.allowed().shape() == Shape{2, 1, 3});
+    Mask both = Mask::causal(3) & pad;
+    CHECK(both.allowed().shape() == Shape{2, 3, 3});
+    CHECK_THAT(both.allowed().select(0, 0), IsCloseTo(tensor({{1, 0, 0}, {1, 1, 0}, {1, 1, 0}})));
+    CHECK(std::isinf(Mask::causal(2).additive().at({0, 1})));
+    CHECK_THAT(Mask::from_additive(Mask::causal(3).additive()).allowed(), IsCloseTo(Mask::causal(3).allowed()));
+    CHECK_THROWS_WITH(Mask::from_additive(tensor({{0, -1e9}})), Catch::Contains("-1000000000") && Catch::Contains("-inf"));
+    CHECK_THROWS_AS(Mask::padding({4}, 3), ValueError);
+    CHECK_THROWS_AS(Mask::causal(3).apply(zeros({2, 4, 4})), ShapeError);
+}
+
+TEST_CASE("causal attention never leaks the future", "[nn][attention][mask][causal]") {
+    MultiHeadAttention mha(16, 4);
+    Tensor x = randn({1, 6, 16});
+    Tensor y = mha.forward(x, Mask::causal(6)).output;
+    for (std::int64_t i = 0; i < 6; ++i) {
+        Tensor changed = x.clone();
+        if (i + 1 < 6) copy_(changed.narrow(1, i + 1, 6 - i - 1), randn({1, 6 - i - 1, 16}));
+        Tensor y2 = mha.forward(changed, Mask::causal(6)).output;
+        INFO("position " << i);
+        CHECK(bit_identical(y.narrow(1, 0, i + 1), y2.narrow(1, 0, i + 1)));  // every output ≤ i, to the bit
+    }
+    AttentionResult r = mha.forward(x, Mask::causal(6));
+    CHECK(triu(r.weights, 1).sum().item() == 0.0);  // upper triangle exactly zero in every head
+}
+
+TEST_CASE("fully masked rows and padding", "[nn][attention][mask]") {
+    Tensor q = randn({2, 3, 4}), k = randn({2, 3, 4}), v = randn({2, 3, 4});
+    // sequence 0 has length 0: all its keys are padding; sequence 1 has length 2
+    Mask pad = Mask::padding({0, 2}, 3);
+    AttentionResult r = scaled_dot_product_attention(q, k, v, pad);
+    CHECK_THAT(r.output.select(0, 0), IsCloseTo(zeros({3, 4})));
+    CHECK_THAT(r.weights.select(0, 0), IsCloseTo(zeros({3, 3})));
+    CHECK_THAT(r.weights.select(0, 1).narrow(1, 2, 1), IsCloseTo(zeros({3, 1})));  // padded key: zero weight
+    CHECK_THAT(r.weights.select(0, 1).sum(-1), IsCloseTo(ones({3}), 1e-6));
+    Tensor qq = q.detach().clone().requires_grad_();
+    scaled_dot_product_attention(qq, k, v, pad).output.sum().backward();
+    CHECK_THAT(qq.grad().select(0, 0), IsCloseTo(zeros({3, 4})));  // no gradient through a fully masked row
+}
+
+TEST_CASE("gradcheck: attention with each mask, SelfAttention, MHA and cross-attention", "[nn][attention][gradcheck]") {
+    for (const Mask& m : {Mask(), Mask::causal(4), Mask::local(4, 4, 1, 0), Mask::strided(4, 4, 2, 0),
+                          Mask::padding({3, 1}, 4), Mask::causal(4) & Mask::padding({0, 2}, 4)}) {
+        check([&](const std::vector<Tensor>& x) { return scaled_dot_product_attention(x[0], x[1], x[2], m).output; },
+              {input({2, 4, 3}), input({2, 4, 3}), input({2, 4, 5})});
+    }
+    SelfAttention sa(6, 4);
+    sa.to(kFloat64);
+    std::vector<Tensor> xs{input({2, 5, 6})};
+    for (auto& p : sa.parameters()) xs.push_back(p);
+    check([&](const std::vector<Tensor>& x) { return sa.forward(x[0], Mask::causal(5)).output; }, xs);
+
+    MultiHeadAttention cross(8, 2, 5, 3);
+    cross.to(kFloat64);
+    xs = {input({2, 3, 8}), input({2, 4, 5}), input({2, 4, 3})};
+    for (auto& p : cross.parameters()) xs.push_back(p);
+    check([&](const std::vector<Tensor>& x) { return cross.forward(x[0], x[1], x[2]).output; }, xs);
+}
+
+TEST_CASE("MultiHeadAttention: shapes, parameter count, head mask", "[nn][attention][mha]") {
+    MultiHeadAttention mha(64, 8);
+    CHECK(mha.parameter_count() == 16640);  // 4·d² + 4·d for d = 64 (seed 004 §6.3)
+    CHECK(MultiHeadAttention(64, 4).parameter_count() == 16640);
+    AttentionResult r = mha.forward(randn({2, 5, 64}), randn({2, 7, 64}), randn({2, 7, 64}));
+    CHECK(r.output.shape() == Shape{2, 5, 64});
+    CHECK(r.weights.shape() == Shape{2, 8, 5, 7});
+    CHECK(SelfAttention(64).parameter_count() == 3 * 64 * 64);  // seed: single head has 3·d²
+    CHECK_THROWS_WITH(MultiHeadAttention(64, 5), Catch::Contains("divisible"));
+    CHECK_THROWS_AS(mha.forward(randn({2, 5, 64}), randn({3, 7, 64}), randn({3, 7, 64})), ShapeError);
+
+    // Switching every head off leaves only W_O's bias; switching one off changes the output.
+    Tensor x = randn({1, 4, 64});
+    Tensor full_out = mha.forward(x).output;
+    mha.set_head_mask({true, true, false, true, true, true, true, true});
+    CHECK_FALSE(bit_identical(mha.forward(x).output, full_out));
+    mha.set_head_mask(std::vector<bool>(8, false));
+    CHECK_THAT(mha.forward(x).output.select(0, 0).select(0, 0), IsCloseTo(mha.w_o.bias, 1e-6));
+}
+
+TEST_CASE("KV-cached attention equals full causal attention", "[nn][attention][kvcache]") {
+    MultiHeadAttention mha(16, 4);
+    Tensor x = randn({2, 6, 16});
+    Tensor full_out = mha.forward(x, Mask::causal(6)).output;
+    KVCache cache;
+    for (std::int64_t t = 0; t < 6; ++t) {
+        Tensor xt = x.narrow(1, t, 1);
+        Tensor yt = mha.forward(xt, Mask::causal(1, t + 1), &cache).output;
+        INFO("step " << t);
+        CHECK_THAT(yt, IsCloseTo(full_out.narrow(1, t, 1), 1e-6));
+    }
+    CHECK(cache.length() == 6);
+}
+
+TEST_CASE("MultiHeadAttention matches PyTorch: outputs, weights, every gradient", "[nn][attention][mha][pytorch]") {
+    for (auto [name, d, h, causal] : {std::tuple{"mha_causal", 64, 8, true}, std::tuple{"mha_cross", 16, 4, false}}) {
+        INFO("fixture " << name);
+        const std::string n = name;
+        Tensor xq = load_npy(fixture(n + ".x_q")).requires_grad_();
+        Tensor xkv = causal ? xq : load_npy(fixture(n + ".x_kv")).requires_grad_();
+        MultiHeadAttention mha(d, h, xkv.size(-1), xkv.size(-1));
+        for (auto& p : mha.named_parameters()) copy_(p.tensor.detach(), load_npy(fixture(n + ".param." + p.name)));
+        AttentionResult r = causal ? mha.forward(xq, Mask::causal(xq.size(1))) : mha.forward(xq, xkv, xkv);
+        CHECK_THAT(r.output, IsCloseTo(load_npy(fixture(n + ".out")), 1e-5, 1e-5));
+        CHECK_THAT(r.weights, IsCloseTo(load_npy(fixture(n + ".weights")), 1e-5, 1e-5));
+        ((r.output * load_npy(fixture(n + ".r"))).sum() + (r.weights * load_npy(fixture(n + ".s"))).sum()).backward();
+        CHECK_THAT(xq.grad(), IsCloseTo(load_npy(fixture(n + ".x_q.grad")), 1e-5, 1e-5));
+        if (!causal) CHECK_THAT(xkv.grad(), IsCloseTo(load_npy(fixture(n + ".x_kv.grad")), 1e-5, 1e-5));
+        for (auto& p : mha.named_parameters()) {
+            INFO("parameter " << p.name);
+            CHECK_THAT(p.tensor.grad(), IsCloseTo(load_npy(fixture(n + ".grad." + p.name)), 1e-5, 1e-5));
+        }
+    }
+}
+
+TEST_CASE("the attention trace records every layer's weights", "[nn][attention][trace]") {
+    AttentionTrace trace;
+    MultiHeadAttention a(8, 2), b(8, 2);
+    a.set_trace(&trace, 0);
+    b.set_trace(&trace, 1);
+    Tensor x = randn({1, 3, 8});
+    b.forward(a.forward(x).output);
+    CHECK(trace.layers.empty());  // off by default
+    trace.enabled = true;
+    AttentionResult rb = b.forward(a.forward(x).output);
+    REQUIRE(trace.layers.size() == 2);
+    CHECK(trace.layers[1].shape() == Shape{1, 2, 3, 3});
+    CHECK(bit_identical(trace.layers[1], rb.weights));
+}

@@ -1,0 +1,88 @@
+// test_layers.cpp — Module bookkeeping and the basic layers, with gradchecks.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "autograd/gradcheck.hpp"
+#include "nn/layers.hpp"
+#include "tensor/ops.hpp"
+#include "tests/support/tensor_matchers.hpp"
+
+using namespace attnlab;
+using namespace attnlab::nn;
+using attnlab::testing::IsCloseTo;
+
+namespace {
+Generator gen(11);
+Tensor input(const Shape& s) { return uniform(s, -1, 1, kFloat64, gen).requires_grad_(); }
+void check(const GradcheckFn& f, const std::vector<Tensor>& xs) {
+    GradcheckResult r = gradcheck(f, xs);
+    INFO(r.summary());
+    CHECK(r.ok);
+}
+std::vector<Tensor> with_params(std::vector<Tensor> xs, const Module& m) {
+    for (auto& p : m.parameters()) xs.push_back(p);
+    return xs;
+}
+}  // namespace
+
+TEST_CASE("named parameters come in a stable, dotted order", "[nn][module]") {
+    MLP mlp(4, 16);
+    std::vector<std::string> names;
+    for (auto& p : mlp.named_parameters()) names.push_back(p.name);
+    CHECK(names == std::vector<std::string>{"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"});
+    CHECK(mlp.parameter_count() == 4 * 16 + 16 + 16 * 4 + 4);
+    CHECK(mlp.fc1.weight.shape() == Shape{16, 4});  // [out, in], as PyTorch
+    mlp.eval();
+    CHECK_FALSE(mlp.fc2.is_training());
+    mlp.to(kFloat64);
+    CHECK(mlp.named_parameters()[2].tensor.dtype() == kFloat64);
+    CHECK(mlp.fc2.weight.dtype() == kFloat64);  // the member handle sees the conversion too
+}
+
+TEST_CASE("Linear follows PyTorch's init bound and formula", "[nn][layers]") {
+    Linear lin(100, 50);
+    const double bound = 1.0 / std::sqrt(100.0);
+    CHECK(max(abs(lin.weight)).item() <= bound);
+    CHECK(max(abs(lin.weight)).item() > 0.9 * bound);  // uniform over the whole range, not a narrower one
+    Tensor x = randn({3, 100});
+    CHECK_THAT(lin.forward(x), IsCloseTo(matmul(x, lin.weight.mT()) + lin.bias, 1e-6));
+    CHECK_THROWS_WITH(lin.forward(zeros({3, 99})), Catch::Contains("[3, 99]") && Catch::Contains("100"));
+}
+
+TEST_CASE("LayerNorm normalises the last dim", "[nn][layers]") {
+    LayerNorm ln(8);
+    Tensor y = ln.forward(randn({4, 8}) * 3.0 + 2.0);
+    CHECK_THAT(y.mean(-1), IsCloseTo(zeros({4}), 1e-5));
+    CHECK_THAT(var(y, -1, false, 0), IsCloseTo(ones({4}), 1e-3));  // 1 − eps/var
+}
+
+TEST_CASE("Dropout zeroes about p of the entries in train mode only", "[nn][layers]") {
+    Dropout drop(0.25, 3);
+    Tensor y = drop.forward(ones({10000}));
+    const double kept = gt(y, zeros({})).sum().item() / 10000.0;
+    CHECK(kept == Approx(0.75).margin(0.02));
+    CHECK(y.sum().item() / 10000.0 == Approx(1.0).margin(0.03));  // expectation preserved
+    drop.eval();
+    CHECK_THAT(drop.forward(ones({5})), IsCloseTo(ones({5})));
+    CHECK_THROWS_AS(Dropout(1.0), ValueError);
+}
+
+TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, MLP", "[nn][layers][gradcheck]") {
+    Linear lin(5, 3);
+    lin.to(kFloat64);
+    check([&](const std::vector<Tensor>& x) { return lin.forward(x[0]); }, with_params({input({2, 4, 5})}, lin));
+
+    Embedding emb(6, 4);
+    emb.to(kFloat64);
+    Tensor ids = from_vector<std::int64_t>({1, 5, 1, 0}, {2, 2});
+    check([&](const std::vector<Tensor>&) { return emb.forward(ids); }, with_params({}, emb));
+
+    LayerNorm ln(6);
+    ln.to(kFloat64);
+    fill_(ln.weight.detach(), 1.3);  // off the init so weight and bias gradients differ from trivial
+    check([&](const std::vector<Tensor>& x) { return ln.forward(x[0]); }, with_params({input({3, 6})}, ln));
+
+    MLP mlp(4, 8);
+    mlp.to(kFloat64);
+    check([&](const std::vector<Tensor>& x) { return mlp.forward(x[0]); }, with_params({input({3, 4})}, mlp));
+}
