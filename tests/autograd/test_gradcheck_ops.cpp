@@ -9,114 +9,108 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "autograd/gradcheck.hpp"
+#include "tests/support/gradcheck_helpers.hpp"
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 
 using namespace attnlab;
+using attnlab::testing::check_gradients;
 
 namespace {
 
 Generator gen(2024);
 
-Tensor input(const Shape& shape, double lo = -1.0, double hi = 1.0) {
-    return uniform(shape, lo, hi, kFloat64, gen).requires_grad_();
-}
+Tensor input(const Shape& shape, double lo = -1.0, double hi = 1.0) { return attnlab::testing::grad_input(gen, shape, lo, hi); }
 
-void check(const GradcheckFn& f, const std::vector<Tensor>& xs, GradcheckOptions opt = {}) {
-    GradcheckResult r = gradcheck(f, xs, opt);
-    INFO(r.summary());
-    CHECK(r.ok);
-}
 
 using V = const std::vector<Tensor>&;
 
 }  // namespace
 
 TEST_CASE("gradcheck: binary ops, plain and broadcasting", "[autograd][gradcheck]") {
-    check([](V x) { return add(x[0], x[1]); }, {input({3, 4}), input({3, 4})});
-    check([](V x) { return sub(x[0], x[1]); }, {input({3, 4}), input({4})});
-    check([](V x) { return mul(x[0], x[1]); }, {input({2, 3, 4}), input({3, 1})});
-    check([](V x) { return div(x[0], x[1]); }, {input({3, 4}), input({1, 4}, 0.5, 2.0)});
-    check([](V x) { return pow(x[0], x[1]); }, {input({3, 4}, 0.5, 2.0), input({4})});
-    check([](V x) { return pow(x[0], 3.0); }, {input({5})});
-    check([](V x) { return maximum(x[0], x[1]); }, {input({4, 4}), input({4})});
-    check([](V x) { return x[0] * 2.0 + 1.0 - x[0] / 3.0; }, {input({3})});
+    check_gradients([](V x) { return add(x[0], x[1]); }, {input({3, 4}), input({3, 4})});
+    check_gradients([](V x) { return sub(x[0], x[1]); }, {input({3, 4}), input({4})});
+    check_gradients([](V x) { return mul(x[0], x[1]); }, {input({2, 3, 4}), input({3, 1})});
+    check_gradients([](V x) { return div(x[0], x[1]); }, {input({3, 4}), input({1, 4}, 0.5, 2.0)});
+    check_gradients([](V x) { return pow(x[0], x[1]); }, {input({3, 4}, 0.5, 2.0), input({4})});
+    check_gradients([](V x) { return pow(x[0], 3.0); }, {input({5})});
+    check_gradients([](V x) { return maximum(x[0], x[1]); }, {input({4, 4}), input({4})});
+    check_gradients([](V x) { return x[0] * 2.0 + 1.0 - x[0] / 3.0; }, {input({3})});
 }
 
 TEST_CASE("gradcheck: where and masked_fill route the gradient", "[autograd][gradcheck]") {
     Tensor cond = tensor({{1, 0, 1}, {0, 0, 1}}, kFloat64);
-    check([cond](V x) { return where(cond, x[0], x[1]); }, {input({2, 3}), input({3})});
-    check([cond](V x) { return masked_fill(x[0], cond, -5.0); }, {input({2, 3})});
+    check_gradients([cond](V x) { return where(cond, x[0], x[1]); }, {input({2, 3}), input({3})});
+    check_gradients([cond](V x) { return masked_fill(x[0], cond, -5.0); }, {input({2, 3})});
 }
 
 TEST_CASE("gradcheck: unary functions", "[autograd][gradcheck]") {
-    check([](V x) { return neg(x[0]); }, {input({4})});
-    check([](V x) { return exp(x[0]); }, {input({4})});
-    check([](V x) { return log(x[0]); }, {input({4}, 0.5, 3.0)});
-    check([](V x) { return sqrt(x[0]); }, {input({4}, 0.5, 3.0)});
-    check([](V x) { return abs(x[0]); }, {tensor({0.4, -0.7, 0.9, -0.2}, kFloat64).requires_grad_()});  // away from 0
-    check([](V x) { return tanh(x[0]); }, {input({4}, -2, 2)});
-    check([](V x) { return sigmoid(x[0]); }, {input({4}, -3, 3)});
-    check([](V x) { return gelu(x[0]); }, {input({6}, -3, 3)});
+    check_gradients([](V x) { return neg(x[0]); }, {input({4})});
+    check_gradients([](V x) { return exp(x[0]); }, {input({4})});
+    check_gradients([](V x) { return log(x[0]); }, {input({4}, 0.5, 3.0)});
+    check_gradients([](V x) { return sqrt(x[0]); }, {input({4}, 0.5, 3.0)});
+    check_gradients([](V x) { return abs(x[0]); }, {tensor({0.4, -0.7, 0.9, -0.2}, kFloat64).requires_grad_()});  // away from 0
+    check_gradients([](V x) { return tanh(x[0]); }, {input({4}, -2, 2)});
+    check_gradients([](V x) { return sigmoid(x[0]); }, {input({4}, -3, 3)});
+    check_gradients([](V x) { return gelu(x[0]); }, {input({6}, -3, 3)});
     // relu away from its kink at 0
-    check([](V x) { return relu(x[0]); }, {tensor({-0.7, -0.2, 0.3, 0.9}, kFloat64).requires_grad_()});
+    check_gradients([](V x) { return relu(x[0]); }, {tensor({-0.7, -0.2, 0.3, 0.9}, kFloat64).requires_grad_()});
 }
 
 TEST_CASE("gradcheck: reductions", "[autograd][gradcheck]") {
-    check([](V x) { return sum(x[0]); }, {input({3, 4})});
-    check([](V x) { return sum(x[0], 1); }, {input({3, 4})});
-    check([](V x) { return sum(x[0], {0, 2}, true); }, {input({2, 3, 4})});
-    check([](V x) { return mean(x[0], 0); }, {input({3, 4})});
-    check([](V x) { return var(x[0], 1); }, {input({3, 5})});
+    check_gradients([](V x) { return sum(x[0]); }, {input({3, 4})});
+    check_gradients([](V x) { return sum(x[0], 1); }, {input({3, 4})});
+    check_gradients([](V x) { return sum(x[0], {0, 2}, true); }, {input({2, 3, 4})});
+    check_gradients([](V x) { return mean(x[0], 0); }, {input({3, 4})});
+    check_gradients([](V x) { return var(x[0], 1); }, {input({3, 5})});
     // max away from ties: distinct values
-    check([](V x) { return max(x[0], 1).values; }, {tensor({{0.1, 0.9, 0.5}, {0.7, 0.2, 0.3}}, kFloat64).requires_grad_()});
-    check([](V x) { return min(x[0], 0, true).values; }, {tensor({{0.1, 0.9}, {0.7, 0.2}}, kFloat64).requires_grad_()});
+    check_gradients([](V x) { return max(x[0], 1).values; }, {tensor({{0.1, 0.9, 0.5}, {0.7, 0.2, 0.3}}, kFloat64).requires_grad_()});
+    check_gradients([](V x) { return min(x[0], 0, true).values; }, {tensor({{0.1, 0.9}, {0.7, 0.2}}, kFloat64).requires_grad_()});
 }
 
 TEST_CASE("gradcheck: softmax and log_softmax, with and without masked entries", "[autograd][gradcheck][softmax]") {
-    check([](V x) { return softmax(x[0], -1); }, {input({3, 5}, -2, 2)});
-    check([](V x) { return softmax(x[0], 0); }, {input({3, 5}, -2, 2)});
-    check([](V x) { return log_softmax(x[0], 1); }, {input({2, 4, 3}, -2, 2)});
+    check_gradients([](V x) { return softmax(x[0], -1); }, {input({3, 5}, -2, 2)});
+    check_gradients([](V x) { return softmax(x[0], 0); }, {input({3, 5}, -2, 2)});
+    check_gradients([](V x) { return log_softmax(x[0], 1); }, {input({2, 4, 3}, -2, 2)});
     Tensor mask = tensor({{0, 1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1, 1}}, kFloat64);  // last row fully masked
-    check([mask](V x) { return softmax(masked_fill(x[0], mask, -INFINITY), 1); }, {input({3, 4})});
+    check_gradients([mask](V x) { return softmax(masked_fill(x[0], mask, -INFINITY), 1); }, {input({3, 4})});
     // log_softmax puts -inf at masked entries (log 0); a loss never reads them, so neither does the check.
-    check([mask](V x) { return masked_fill(log_softmax(masked_fill(x[0], mask, -INFINITY), 1), mask, 0.0); },
+    check_gradients([mask](V x) { return masked_fill(log_softmax(masked_fill(x[0], mask, -INFINITY), 1), mask, 0.0); },
           {input({3, 4})});
 }
 
 TEST_CASE("gradcheck: matmul in every batching form", "[autograd][gradcheck][matmul]") {
-    check([](V x) { return matmul(x[0], x[1]); }, {input({3, 4}), input({4, 2})});
-    check([](V x) { return matmul(x[0], x[1]); }, {input({2, 3, 4}), input({4, 5})});
-    check([](V x) { return matmul(x[0], x[1]); }, {input({2, 1, 3, 4}), input({3, 4, 2})});
-    check([](V x) { return matmul(x[0], x[1]); }, {input({4}), input({4, 3})});
-    check([](V x) { return matmul(x[0], x[1]); }, {input({2, 4}), input({4})});
-    check([](V x) { return matmul(x[0], x[1]); }, {input({4}), input({4})});
-    check([](V x) { return matmul(x[0], x[1].mT()); }, {input({3, 4}), input({5, 4})});
+    check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({3, 4}), input({4, 2})});
+    check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({2, 3, 4}), input({4, 5})});
+    check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({2, 1, 3, 4}), input({3, 4, 2})});
+    check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({4}), input({4, 3})});
+    check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({2, 4}), input({4})});
+    check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({4}), input({4})});
+    check_gradients([](V x) { return matmul(x[0], x[1].mT()); }, {input({3, 4}), input({5, 4})});
 }
 
 TEST_CASE("gradcheck: views", "[autograd][gradcheck][views]") {
-    check([](V x) { return x[0].reshape({4, 3}); }, {input({2, 6})});
-    check([](V x) { return x[0].transpose(0, 2); }, {input({2, 3, 4})});
-    check([](V x) { return x[0].permute({1, 2, 0}); }, {input({2, 3, 4})});
-    check([](V x) { return x[0].unsqueeze(1).squeeze(1); }, {input({2, 3})});
-    check([](V x) { return x[0].expand({4, 2, 3}); }, {input({2, 1})});
-    check([](V x) { return x[0].narrow(1, 1, 2); }, {input({3, 4})});
-    check([](V x) { return slice(x[0], 0, 1, 6, 2); }, {input({7})});
-    check([](V x) { return x[0].select(0, -1); }, {input({3, 4})});
-    check([](V x) { return flatten(x[0].transpose(0, 1)); }, {input({3, 4})});
-    check([](V x) { return x[0].clone() * x[0].contiguous(); }, {input({3, 4})});
+    check_gradients([](V x) { return x[0].reshape({4, 3}); }, {input({2, 6})});
+    check_gradients([](V x) { return x[0].transpose(0, 2); }, {input({2, 3, 4})});
+    check_gradients([](V x) { return x[0].permute({1, 2, 0}); }, {input({2, 3, 4})});
+    check_gradients([](V x) { return x[0].unsqueeze(1).squeeze(1); }, {input({2, 3})});
+    check_gradients([](V x) { return x[0].expand({4, 2, 3}); }, {input({2, 1})});
+    check_gradients([](V x) { return x[0].narrow(1, 1, 2); }, {input({3, 4})});
+    check_gradients([](V x) { return slice(x[0], 0, 1, 6, 2); }, {input({7})});
+    check_gradients([](V x) { return x[0].select(0, -1); }, {input({3, 4})});
+    check_gradients([](V x) { return flatten(x[0].transpose(0, 1)); }, {input({3, 4})});
+    check_gradients([](V x) { return x[0].clone() * x[0].contiguous(); }, {input({3, 4})});
 }
 
 TEST_CASE("gradcheck: joins, index_select, embedding, triangles", "[autograd][gradcheck]") {
-    check([](V x) { return cat({x[0], x[1], x[0]}, 1); }, {input({2, 3}), input({2, 1})});
-    check([](V x) { return stack({x[0], x[1]}, 0); }, {input({2, 3}), input({2, 3})});
-    check([](V x) { return split(x[0], 2, 1)[1] * chunk(x[0], 3, 1)[0]; }, {input({2, 6})});
+    check_gradients([](V x) { return cat({x[0], x[1], x[0]}, 1); }, {input({2, 3}), input({2, 1})});
+    check_gradients([](V x) { return stack({x[0], x[1]}, 0); }, {input({2, 3}), input({2, 3})});
+    check_gradients([](V x) { return split(x[0], 2, 1)[1] * chunk(x[0], 3, 1)[0]; }, {input({2, 6})});
     Tensor ids = from_vector<std::int64_t>({2, 0, 2, 1}, {4});  // a repeated index sums its gradients
-    check([ids](V x) { return index_select(x[0], 1, ids); }, {input({3, 3})});
-    check([](V x) { return embedding(x[0], from_vector<std::int64_t>({1, 1, 0, 3}, {2, 2})); }, {input({4, 3})});
-    check([](V x) { return tril(x[0]) + triu(x[0], 1) * 2.0; }, {input({2, 3, 3})});
+    check_gradients([ids](V x) { return index_select(x[0], 1, ids); }, {input({3, 3})});
+    check_gradients([](V x) { return embedding(x[0], from_vector<std::int64_t>({1, 1, 0, 3}, {2, 2})); }, {input({4, 3})});
+    check_gradients([](V x) { return tril(x[0]) + triu(x[0], 1) * 2.0; }, {input({2, 3, 3})});
 }
 
 TEST_CASE("gradcheck: dtype conversion passes the gradient through", "[autograd][gradcheck]") {
@@ -126,7 +120,7 @@ TEST_CASE("gradcheck: dtype conversion passes the gradient through", "[autograd]
     loose.eps = 1e-3;
     loose.atol = 1e-3;
     loose.rtol = 1e-3;
-    check([](V x) { return x[0].to(kFloat32).to(kFloat64) * x[0]; }, {input({4})}, loose);
+    check_gradients([](V x) { return x[0].to(kFloat32).to(kFloat64) * x[0]; }, {input({4})}, loose);
 }
 
 TEST_CASE("gradcheck catches a wrong backward", "[autograd][gradcheck]") {

@@ -2,25 +2,21 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "autograd/gradcheck.hpp"
+#include "tests/support/gradcheck_helpers.hpp"
 #include "nn/attention.hpp"
 #include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
+using attnlab::testing::check_gradients;
 using namespace attnlab::nn;
 using attnlab::testing::bit_identical;
 using attnlab::testing::IsCloseTo;
 
 namespace {
 Generator gen(17);
-Tensor input(const Shape& s) { return uniform(s, -1, 1, kFloat64, gen).requires_grad_(); }
-void check(const GradcheckFn& f, const std::vector<Tensor>& xs) {
-    GradcheckResult r = gradcheck(f, xs);
-    INFO(r.summary());
-    CHECK(r.ok);
-}
+Tensor input(const Shape& s) { return attnlab::testing::grad_input(gen, s); }
 std::string fixture(const std::string& name) { return std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/" + name + ".npy"; }
 }  // namespace
 
@@ -98,20 +94,20 @@ TEST_CASE("fully masked rows and padding", "[nn][attention][mask]") {
 TEST_CASE("gradcheck: attention with each mask, SelfAttention, MHA and cross-attention", "[nn][attention][gradcheck]") {
     for (const Mask& m : {Mask(), Mask::causal(4), Mask::local(4, 4, 1, 0), Mask::strided(4, 4, 2, 0),
                           Mask::padding({3, 1}, 4), Mask::causal(4) & Mask::padding({0, 2}, 4)}) {
-        check([&](const std::vector<Tensor>& x) { return scaled_dot_product_attention(x[0], x[1], x[2], m).output; },
+        check_gradients([&](const std::vector<Tensor>& x) { return scaled_dot_product_attention(x[0], x[1], x[2], m).output; },
               {input({2, 4, 3}), input({2, 4, 3}), input({2, 4, 5})});
     }
     SelfAttention sa(6, 4);
     sa.to(kFloat64);
     std::vector<Tensor> xs{input({2, 5, 6})};
     for (auto& p : sa.parameters()) xs.push_back(p);
-    check([&](const std::vector<Tensor>& x) { return sa.forward(x[0], Mask::causal(5)).output; }, xs);
+    check_gradients([&](const std::vector<Tensor>& x) { return sa.forward(x[0], Mask::causal(5)).output; }, xs);
 
     MultiHeadAttention cross(8, 2, 5, 3);
     cross.to(kFloat64);
     xs = {input({2, 3, 8}), input({2, 4, 5}), input({2, 4, 3})};
     for (auto& p : cross.parameters()) xs.push_back(p);
-    check([&](const std::vector<Tensor>& x) { return cross.forward(x[0], x[1], x[2]).output; }, xs);
+    check_gradients([&](const std::vector<Tensor>& x) { return cross.forward(x[0], x[1], x[2]).output; }, xs);
 }
 
 TEST_CASE("MultiHeadAttention: shapes, parameter count, head mask", "[nn][attention][mha]") {

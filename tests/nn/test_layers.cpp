@@ -2,23 +2,19 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "autograd/gradcheck.hpp"
+#include "tests/support/gradcheck_helpers.hpp"
 #include "nn/layers.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
+using attnlab::testing::check_gradients;
 using namespace attnlab::nn;
 using attnlab::testing::IsCloseTo;
 
 namespace {
 Generator gen(11);
-Tensor input(const Shape& s) { return uniform(s, -1, 1, kFloat64, gen).requires_grad_(); }
-void check(const GradcheckFn& f, const std::vector<Tensor>& xs) {
-    GradcheckResult r = gradcheck(f, xs);
-    INFO(r.summary());
-    CHECK(r.ok);
-}
+Tensor input(const Shape& s) { return attnlab::testing::grad_input(gen, s); }
 std::vector<Tensor> with_params(std::vector<Tensor> xs, const Module& m) {
     for (auto& p : m.parameters()) xs.push_back(p);
     return xs;
@@ -70,19 +66,19 @@ TEST_CASE("Dropout zeroes about p of the entries in train mode only", "[nn][laye
 TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, MLP", "[nn][layers][gradcheck]") {
     Linear lin(5, 3);
     lin.to(kFloat64);
-    check([&](const std::vector<Tensor>& x) { return lin.forward(x[0]); }, with_params({input({2, 4, 5})}, lin));
+    check_gradients([&](const std::vector<Tensor>& x) { return lin.forward(x[0]); }, with_params({input({2, 4, 5})}, lin));
 
     Embedding emb(6, 4);
     emb.to(kFloat64);
     Tensor ids = from_vector<std::int64_t>({1, 5, 1, 0}, {2, 2});
-    check([&](const std::vector<Tensor>&) { return emb.forward(ids); }, with_params({}, emb));
+    check_gradients([&](const std::vector<Tensor>&) { return emb.forward(ids); }, with_params({}, emb));
 
     LayerNorm ln(6);
     ln.to(kFloat64);
     fill_(ln.weight.detach(), 1.3);  // off the init so weight and bias gradients differ from trivial
-    check([&](const std::vector<Tensor>& x) { return ln.forward(x[0]); }, with_params({input({3, 6})}, ln));
+    check_gradients([&](const std::vector<Tensor>& x) { return ln.forward(x[0]); }, with_params({input({3, 6})}, ln));
 
     MLP mlp(4, 8);
     mlp.to(kFloat64);
-    check([&](const std::vector<Tensor>& x) { return mlp.forward(x[0]); }, with_params({input({3, 4})}, mlp));
+    check_gradients([&](const std::vector<Tensor>& x) { return mlp.forward(x[0]); }, with_params({input({3, 4})}, mlp));
 }
