@@ -1,0 +1,80 @@
+// transformer.cpp — see transformer.hpp.
+#include "nn/transformer.hpp"
+
+#include "tensor/ops.hpp"
+
+namespace attnlab::nn {
+
+Block::Block(std::int64_t d_model, std::int64_t n_heads, Generator& gen)
+    : ln1(d_model), attn(d_model, n_heads, 0, 0, gen), ln2(d_model), mlp(d_model, 4 * d_model, gen) {
+    register_module("ln1", ln1);
+    register_module("attn", attn);
+    register_module("ln2", ln2);
+    register_module("mlp", mlp);
+}
+
+Tensor Block::forward(const Tensor& x, const Mask& mask, KVCache* cache) {
+    Tensor h = x + attn.forward(ln1.forward(x), mask, cache).output;  // tokens exchange information
+    return h + mlp.forward(ln2.forward(h));                          // each token computes on its own
+}
+
+static const TransformerConfig& validated(const TransformerConfig& c) {
+    if (c.vocab_size <= 0 || c.d_model <= 0 || c.n_layers <= 0 || c.context <= 0 || c.window < 0 || c.stride < 0)
+        throw ValueError("Transformer: bad config: vocab_size=" + std::to_string(c.vocab_size) + " d_model=" +
+                         std::to_string(c.d_model) + " n_layers=" + std::to_string(c.n_layers) + " context=" +
+                         std::to_string(c.context));
+    return c;
+}
+
+Transformer::Transformer(const TransformerConfig& config, std::uint64_t seed) : Transformer(config, Generator(seed)) {}
+
+Transformer::Transformer(const TransformerConfig& config, Generator&& gen)
+    : tok_emb(validated(config).vocab_size, config.d_model, gen), pos_emb(config.context, config.d_model, gen),
+      ln_f(config.d_model), head(config.d_model, config.vocab_size, /*bias=*/false, gen), config_(config) {
+    register_module("tok_emb", tok_emb);
+    register_module("pos_emb", pos_emb);
+    for (std::int64_t i = 0; i < config.n_layers; ++i) {
+        blocks.push_back(std::make_unique<Block>(config.d_model, config.n_heads, gen));
+        register_module("blocks." + std::to_string(i), *blocks.back());
+        blocks.back()->attn.set_trace(&trace_, static_cast<std::size_t>(i));
+    }
+    register_module("ln_f", ln_f);
+    register_module("head", head);
+    // GPT-2's initialisation (as nanoGPT): N(0, 0.02) for every matrix and embedding,
+    // zero biases, LayerNorms at identity. PyTorch's per-layer defaults (N(0, 1)
+    // embeddings) would start the residual stream far too loud for a 2-layer model.
+    for (auto& p : named_parameters()) {
+        const bool is_norm = p.name.find("ln") != std::string::npos;
+        if (is_norm) continue;
+        if (p.name.ends_with(".bias")) fill_(p.tensor.detach(), 0.0);
+        else copy_(p.tensor.detach(), randn(p.tensor.shape(), kFloat32, gen) * 0.02);
+    }
+}
+
+Mask Transformer::attention_mask(std::int64_t Tq, std::int64_t Tk) const {
+    Mask m;
+    if (config_.causal) m = Mask::causal(Tq, Tk);
+    if (config_.window > 0) m = m & Mask::local(Tq, Tk, config_.window);
+    if (config_.stride > 0) m = m & Mask::strided(Tq, Tk, config_.stride);
+    return m;
+}
+
+Tensor Transformer::forward(const Tensor& ids, const Mask& extra, std::vector<KVCache>* caches) {
+    if (ids.dim() != 2 || ids.dtype() != kInt64)
+        throw ShapeError("Transformer: expected int64 ids [B, T], got " + ids.shape().str() + " " + dtype_name(ids.dtype()));
+    if (caches && caches->size() != blocks.size())
+        throw ValueError("Transformer: " + std::to_string(caches->size()) + " caches for " + std::to_string(blocks.size()) + " layers");
+    const std::int64_t T = ids.size(1);
+    const std::int64_t past = caches ? (*caches)[0].length() : 0;
+    if (past + T > config_.context)
+        throw ValueError("Transformer: position " + std::to_string(past + T - 1) + " is past the context of " +
+                         std::to_string(config_.context) + " tokens");
+    trace_.clear();
+    Tensor positions = arange(static_cast<double>(past), static_cast<double>(past + T), 1.0, kInt64);
+    Tensor x = tok_emb.forward(ids) + pos_emb.forward(positions);  // [B, T, d_model]
+    const Mask mask = attention_mask(T, past + T) & extra;
+    for (std::size_t i = 0; i < blocks.size(); ++i) x = blocks[i]->forward(x, mask, caches ? &(*caches)[i] : nullptr);
+    return head.forward(ln_f.forward(x));  // [B, T, V]
+}
+
+}  // namespace attnlab::nn

@@ -1,0 +1,73 @@
+// transformer.hpp — the toy transformers: TinyGPT (causal) and its bidirectional twin.
+//
+//   x = tok_emb[ids] + pos_emb[0..T−1]
+//   for each block:  x = x + attn(ln1(x));  x = x + mlp(ln2(x))     (pre-LayerNorm)
+//   logits = head(ln_f(x))                                          (head: no bias, not tied)
+//
+// attn is MultiHeadAttention with the model's mask; mlp = fc2(gelu(fc1(h))), hidden 4·d_model.
+// Parameter names match a plain PyTorch module with the same attribute names
+// (tok_emb.weight, blocks.0.attn.w_q.weight, ..., head.weight), so a checkpoint
+// loads with safetensors.torch.load_file into the equivalent torch.nn.Module.
+//
+// With causal = true this is TinyGPT, trained on next-token prediction; with
+// causal = false it is a bidirectional encoder (BERT-style) trained to fill in
+// [MASK] tokens. `window` / `stride` restrict attention further (phase 4's custom
+// masks): each query then sees only keys within ±window, or every stride-th key.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "nn/attention.hpp"
+
+namespace attnlab::nn {
+
+struct TransformerConfig {
+    std::int64_t vocab_size = 0;
+    std::int64_t d_model = 64;
+    std::int64_t n_heads = 4;
+    std::int64_t n_layers = 2;
+    std::int64_t context = 32;  // T_max: rows of pos_emb
+    bool causal = true;
+    std::int64_t window = 0;  // > 0: local attention, |i − j| ≤ window
+    std::int64_t stride = 0;  // > 0: strided attention, (i − j) divisible by stride
+};
+
+class Block : public Module {
+public:
+    Block(std::int64_t d_model, std::int64_t n_heads, Generator& gen);
+    // x [B, T, d_model] -> [B, T, d_model]
+    Tensor forward(const Tensor& x, const Mask& mask, KVCache* cache = nullptr);
+    LayerNorm ln1;
+    MultiHeadAttention attn;
+    LayerNorm ln2;
+    MLP mlp;
+};
+
+class Transformer : public Module {
+public:
+    explicit Transformer(const TransformerConfig& config, std::uint64_t seed = 0);
+
+    // ids [B, T] int64 -> logits [B, T, V]. `extra` is ANDed with the model's own
+    // mask (padding, for batches of unequal length). With caches (one per layer),
+    // ids are the new positions only and the caches hold the earlier ones.
+    Tensor forward(const Tensor& ids, const Mask& extra = Mask(), std::vector<KVCache>* caches = nullptr);
+
+    // The model's own mask for Tq queries against Tk keys (the last Tq of Tk positions).
+    Mask attention_mask(std::int64_t Tq, std::int64_t Tk) const;
+
+    const TransformerConfig& config() const { return config_; }
+    AttentionTrace& trace() { return trace_; }  // enable to record every layer's weights
+    std::vector<KVCache> make_caches() const { return std::vector<KVCache>(blocks.size()); }
+
+    Embedding tok_emb, pos_emb;
+    std::vector<std::unique_ptr<Block>> blocks;
+    LayerNorm ln_f;
+    Linear head;
+
+private:
+    Transformer(const TransformerConfig& config, Generator&& gen);  // every draw from one seeded stream
+    TransformerConfig config_;
+    AttentionTrace trace_;
+};
+
+}  // namespace attnlab::nn
