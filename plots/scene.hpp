@@ -39,43 +39,43 @@ struct Stroke {
     Color color = palette::ink;
     double width = 1;
     LineCap cap = LineCap::butt;
-    std::vector<double> dash;  // on/off lengths in pixels; empty = solid
+    std::vector<double> dash{};  // on/off lengths in pixels; empty = solid
 };
 
 struct Line {
-    Point from, to;
-    Stroke stroke;
+    Point from{}, to{};
+    Stroke stroke{};
 };
 
 struct Polyline {
-    std::vector<Point> points;
-    Stroke stroke;
+    std::vector<Point> points{};
+    Stroke stroke{};
 };
 
 struct Rect {
-    Box box;
-    std::optional<Color> fill;
-    std::optional<Stroke> stroke;  // centred on the border, as in SVG
+    Box box{};
+    std::optional<Color> fill{};
+    std::optional<Stroke> stroke{};  // centred on the border, as in SVG
 };
 
 struct Polygon {
-    std::vector<Point> points;  // implicitly closed; filled with the non-zero rule
-    std::optional<Color> fill;
-    std::optional<Stroke> stroke;
+    std::vector<Point> points{};  // implicitly closed; filled with the non-zero rule
+    std::optional<Color> fill{};
+    std::optional<Stroke> stroke{};
 };
 
 struct Circle {
-    Point center;
+    Point center{};
     double radius = 1;
-    std::optional<Color> fill;
-    std::optional<Stroke> stroke;
+    std::optional<Color> fill{};
+    std::optional<Stroke> stroke{};
 };
 
 // A stroked path ending in a filled triangular head whose tip is the last point.
 // The shaft stops where the head begins, so a translucent arrow is not darker there.
 struct Arrow {
-    std::vector<Point> points;  // at least two; curves are passed flattened
-    Stroke stroke;
+    std::vector<Point> points{};  // at least two; curves are passed flattened
+    Stroke stroke{};
     double head_length = 8;
     double head_width = 7;
 };
@@ -89,8 +89,8 @@ enum class VAlign { top, middle, baseline, bottom };
 // with the project's bitmap font (font.hpp) at an integer scale: scale 1 is a
 // 6 px advance and 7 px capitals, scale 2 doubles both.
 struct Text {
-    Point at;  // the anchor; halign/valign say which point of the text sits on it
-    std::string text;
+    Point at{};  // the anchor; halign/valign say which point of the text sits on it
+    std::string text{};
     Color color = palette::ink;
     int scale = 1;
     HAlign halign = HAlign::left;
@@ -102,8 +102,8 @@ struct Primitive;
 
 // A list of primitives, optionally clipped to a rectangle (clips of nested groups intersect).
 struct Group {
-    std::optional<Box> clip;
-    std::vector<Primitive> items;
+    std::optional<Box> clip{};
+    std::vector<Primitive> items{};
     template <class Shape>
     void add(Shape shape);
 };
@@ -121,8 +121,8 @@ void Group::add(Shape shape) {
 struct Figure {
     int width = 640, height = 480;
     Color background = palette::white;
-    std::string description;  // becomes the SVG <title> (for screen readers and tooltips)
-    std::vector<Primitive> items;
+    std::string description{};  // becomes the SVG <title> (for screen readers and tooltips)
+    std::vector<Primitive> items{};
     template <class Shape>
     void add(Shape shape) {
         items.push_back(Primitive{std::move(shape)});

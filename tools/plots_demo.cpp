@@ -1,0 +1,173 @@
+// plots_demo.cpp — draws one example of every chart attnlab's plotter offers.
+//
+// Usage: plots_demo OUT_DIR [--frames]
+// Writes <name>.svg + <name>.png per chart, the rotating 3-D view as a GIF, and
+// OUT_DIR/index.html showing them all. --frames also writes a few frames of the
+// GIF as PNGs (frame_00.png, ...) so the rotation can be checked frame by frame.
+// The data imitates real attention on the toy sentence "the cat sat on the mat":
+// rows are softmax distributions (they sum to one), causal rows stop at the
+// diagonal, and every number comes from a tiny seeded generator below, so the
+// output is identical on every run. To add a chart, write a demo_ function that
+// saves it and returns its index entry, and call it from main.
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "plots/heatmap.hpp"
+#include "plots/save.hpp"
+#include "plots/svg.hpp"
+#include "tensor/error.hpp"
+#include "tensor/fileio.hpp"
+
+using namespace attnlab::plots;
+
+namespace {
+
+const std::vector<std::string> kTokens = {"the", "cat", "sat", "on", "the", "mat"};
+
+// xorshift64* (Vigna): a few lines, good enough for demo data, and the same
+// numbers on every platform — unlike std:: distributions, whose output the
+// standard leaves to the implementation.
+class DemoRandom {
+public:
+    explicit DemoRandom(std::uint64_t seed) : state_(seed ? seed : 1) {}
+    double uniform() {  // [0, 1)
+        state_ ^= state_ >> 12;
+        state_ ^= state_ << 25;
+        state_ ^= state_ >> 27;
+        return double((state_ * 2685821657736338717ull) >> 11) / double(1ull << 53);
+    }
+
+private:
+    std::uint64_t state_;
+};
+
+// Scores with a diagonal preference plus noise; causal rows get -inf after the diagonal.
+Matrix attention_scores(DemoRandom& rng, std::size_t n, double diagonal, double previous, bool causal) {
+    Matrix s(n, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            s[i][j] = 2.0 * (rng.uniform() - 0.5) + (i == j ? diagonal : 0) + (j + 1 == i ? previous : 0);
+            if (causal && j > i) s[i][j] = -INFINITY;
+        }
+    return s;
+}
+
+Matrix softmax_rows(const Matrix& scores) {
+    Matrix w = scores;
+    for (auto& row : w) {
+        double m = -INFINITY, sum = 0;
+        for (double v : row) m = std::max(m, v);
+        for (double& v : row) sum += (v = std::exp(v - m));
+        for (double& v : row) v /= sum;
+    }
+    return w;
+}
+
+std::vector<std::vector<bool>> causal_mask(std::size_t n) {
+    std::vector<std::vector<bool>> mask(n, std::vector<bool>(n, false));
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j) mask[i][j] = true;
+    return mask;
+}
+
+struct IndexEntry {
+    std::string image, caption;
+    std::string vector;  // the SVG, empty for the GIF
+};
+
+IndexEntry save_entry(const Figure& figure, const std::string& dir, const std::string& name,
+                      const std::string& caption) {
+    save(figure, dir + "/" + name);
+    return {name + ".png", caption, name + ".svg"};
+}
+
+IndexEntry demo_heatmap(const std::string& dir, DemoRandom& rng) {
+    Matrix weights = softmax_rows(attention_scores(rng, kTokens.size(), 2.0, 1.0, true));
+    HeatmapOptions o;
+    o.title = "Causal self-attention weights";
+    o.row_labels = o.col_labels = kTokens;
+    o.annotate = true;
+    o.mask = causal_mask(kTokens.size());
+    o.mask_label = "masked: future token (causal)";
+    o.colorbar_label = "attention weight";
+    return save_entry(heatmap(weights, o), dir, "heatmap",
+                      "Heatmap: causal attention weights, each row sums to 1; the future is hatched.");
+}
+
+IndexEntry demo_scores(const std::string& dir, DemoRandom& rng) {
+    Matrix scores = attention_scores(rng, kTokens.size(), 1.5, 0.0, true);
+    HeatmapOptions o;
+    o.title = "Scaled scores q.k / sqrt(d)";
+    o.row_labels = o.col_labels = kTokens;
+    o.colormap = Colormap::red_blue;
+    o.annotate = true;
+    o.mask_label = "-inf: masked before softmax";
+    o.colorbar_label = "score";
+    return save_entry(heatmap(scores, o), dir, "heatmap_scores",
+                      "Heatmap with a diverging map centred on zero; -inf scores are drawn as masked.");
+}
+
+IndexEntry demo_heads(const std::string& dir, DemoRandom& rng) {
+    std::vector<Matrix> heads;
+    for (int h = 0; h < 8; ++h)
+        heads.push_back(softmax_rows(attention_scores(rng, kTokens.size(), 3.0 * (h % 3 == 0), 3.0 * (h % 3 == 1), false)));
+    HeatmapGridOptions o;
+    o.title = "Attention weights of 8 heads";
+    o.row_labels = o.col_labels = kTokens;
+    o.columns = 4;
+    o.colormap = Colormap::blues;
+    o.colorbar_label = "attention weight";
+    return save_entry(heatmap_grid(heads, o), dir, "heatmap_grid",
+                      "Heatmap grid: 8 heads sharing one colour scale (diagonal, previous-token and diffuse heads).");
+}
+
+void write_index(const std::string& dir, const std::vector<IndexEntry>& entries) {
+    std::string html =
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<title>attnlab plots demo</title>\n<style>\n"
+        "body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }\n"
+        "figure { margin: 2em 0; } img { max-width: 100%; border: 1px solid #ddd; }\n"
+        "figcaption { margin-top: .4em; }\n</style>\n</head>\n<body>\n"
+        "<h1>attnlab plots demo</h1>\n<p>Every chart type of <code>plots/</code>, drawn from toy attention data "
+        "on &quot;the cat sat on the mat&quot;. PNG shown; each links to its SVG.</p>\n";
+    for (const IndexEntry& e : entries) {
+        html += "<figure>\n";
+        if (!e.vector.empty()) html += "<a href=\"" + xml_escape(e.vector) + "\">";
+        html += "<img src=\"" + xml_escape(e.image) + "\" alt=\"" + xml_escape(e.caption) + "\">";
+        if (!e.vector.empty()) html += "</a>";
+        html += "\n<figcaption>" + xml_escape(e.caption);
+        if (!e.vector.empty()) html += " (<a href=\"" + xml_escape(e.vector) + "\">SVG</a>)";
+        html += "</figcaption>\n</figure>\n";
+    }
+    html += "</body>\n</html>\n";
+    attnlab::write_file_atomic(dir + "/index.html", html);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--frames")) {
+        std::fprintf(stderr, "usage: %s OUT_DIR [--frames]\n", argv[0]);
+        return 2;
+    }
+    const std::string dir = argv[1];
+    try {
+        auto start = std::chrono::steady_clock::now();
+        DemoRandom rng(20240603);
+        std::vector<IndexEntry> entries;
+        entries.push_back(demo_heatmap(dir, rng));
+        entries.push_back(demo_scores(dir, rng));
+        entries.push_back(demo_heads(dir, rng));
+        write_index(dir, entries);
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        std::printf("plots_demo: wrote %zu figures and index.html to %s in %.0f ms\n", entries.size(), dir.c_str(), ms);
+    } catch (const attnlab::Error& e) {
+        std::fprintf(stderr, "plots_demo: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
