@@ -20,18 +20,18 @@
 namespace attnlab::plots {
 
 struct HeatmapOptions {
-    std::string title;
-    std::vector<std::string> row_labels;  // one per row (query tokens); empty = 0, 1, 2, ...
-    std::vector<std::string> col_labels;  // one per column (key tokens); empty = 0, 1, 2, ...
+    std::string title{};
+    std::vector<std::string> row_labels{};  // one per row (query tokens); empty = 0, 1, 2, ...
+    std::vector<std::string> col_labels{};  // one per column (key tokens); empty = 0, 1, 2, ...
     std::string x_title = "Key (attended to)";
     std::string y_title = "Query (attending from)";
     Colormap colormap = Colormap::viridis;
-    std::optional<double> vmin, vmax;  // colour range; default: the data's (symmetric if diverging)
+    std::optional<double> vmin{}, vmax{};  // colour range; default: the data's (symmetric if diverging)
     bool annotate = false;             // write each value in its cell
     int decimals = 2;                  // ... with this many decimals
-    std::vector<std::vector<bool>> mask;  // same shape as the matrix, true = masked; empty = none
+    std::vector<std::vector<bool>> mask{};  // same shape as the matrix, true = masked; empty = none
     std::string mask_label = "masked (not attended to)";
-    std::string colorbar_label;
+    std::string colorbar_label{};
     double cell_size = 0;  // pixels; 0 = from content (fits the annotations)
 };
 
@@ -41,7 +41,7 @@ Figure heatmap(const Matrix& values, const HeatmapOptions& options = {});
 
 struct HeatmapGridOptions : HeatmapOptions {
     // Everything in HeatmapOptions applies to every panel; `title` is the figure's.
-    std::vector<std::string> panel_titles;  // empty = "Head 1", "Head 2", ...
+    std::vector<std::string> panel_titles{};  // empty = "Head 1", "Head 2", ...
     int columns = 0;                        // panels per row; 0 = ceil(sqrt(count))
 };
 

@@ -89,16 +89,18 @@ Ticks linear_ticks(double lo, double hi, int target, bool widen) {
 
 Ticks log_ticks(double lo, double hi) {
     Ticks t;
-    int e0 = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
-    int e1 = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
-    if (e1 <= e0) e1 = e0 + 1;
-    t.lo = std::pow(10.0, e0);
-    t.hi = std::pow(10.0, e1);
-    bool fine = e1 - e0 < 3;
+    if (!(hi > lo)) lo /= 2, hi *= 2;
+    // A small margin in log space keeps end points off the frame, without widening
+    // to whole decades (which can leave most of the plot empty).
+    double margin = std::pow(hi / lo, 0.04);
+    t.lo = lo / margin;
+    t.hi = hi * margin;
+    int e0 = static_cast<int>(std::floor(std::log10(t.lo))), e1 = static_cast<int>(std::ceil(std::log10(t.hi)));
+    bool fine = std::log10(t.hi / t.lo) < 3;  // few decades: label 2x and 5x too
     for (int e = e0; e <= e1; ++e) {
         for (double m : {1.0, 2.0, 5.0}) {
-            if (m != 1.0 && (!fine || e == e1)) continue;
             double v = m * std::pow(10.0, e);
+            if ((m != 1.0 && !fine) || v < t.lo * (1 - 1e-9) || v > t.hi * (1 + 1e-9)) continue;
             t.values.push_back(v);
             t.labels.push_back(format_log_tick(v));
         }

@@ -46,8 +46,8 @@ struct Ticks {
 // Ticks on a linear axis: about `target` steps of 1, 2 or 5 x 10^k. With widen,
 // the range grows to whole steps (for value axes); without, ticks stay inside.
 Ticks linear_ticks(double lo, double hi, int target = 5, bool widen = true);
-// Ticks on a log-10 axis: every power of ten in range (and 2x, 5x when the range
-// spans fewer than three decades); the range is widened to those ticks.
+// Ticks on a log-10 axis over [lo, hi] (both > 0) plus a small margin: every power
+// of ten in range, and 2x, 5x when the range spans fewer than three decades.
 Ticks log_ticks(double lo, double hi);
 
 }  // namespace attnlab::plots::layout

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
+#include "plots/line_chart.hpp"
 #include "plots/save.hpp"
 #include "plots/svg.hpp"
 #include "tensor/error.hpp"
@@ -85,14 +87,15 @@ IndexEntry save_entry(const Figure& figure, const std::string& dir, const std::s
     return {name + ".png", caption, name + ".svg"};
 }
 
-IndexEntry demo_heatmap(const std::string& dir, DemoRandom& rng) {
-    Matrix weights = softmax_rows(attention_scores(rng, kTokens.size(), 2.0, 1.0, true));
+IndexEntry demo_heatmap(const std::string& dir, const Matrix& weights) {
     HeatmapOptions o;
     o.title = "Causal self-attention weights";
     o.row_labels = o.col_labels = kTokens;
     o.annotate = true;
     o.mask = causal_mask(kTokens.size());
     o.mask_label = "masked: future token (causal)";
+    o.vmin = 0.0;  // weights are probabilities: show the full [0, 1] scale
+    o.vmax = 1.0;
     o.colorbar_label = "attention weight";
     return save_entry(heatmap(weights, o), dir, "heatmap",
                       "Heatmap: causal attention weights, each row sums to 1; the future is hatched.");
@@ -111,10 +114,15 @@ IndexEntry demo_scores(const std::string& dir, DemoRandom& rng) {
                       "Heatmap with a diverging map centred on zero; -inf scores are drawn as masked.");
 }
 
-IndexEntry demo_heads(const std::string& dir, DemoRandom& rng) {
+// Eight heads: every third looks at itself, the next at the previous token, the rest are diffuse.
+std::vector<Matrix> make_heads(DemoRandom& rng) {
     std::vector<Matrix> heads;
     for (int h = 0; h < 8; ++h)
         heads.push_back(softmax_rows(attention_scores(rng, kTokens.size(), 3.0 * (h % 3 == 0), 3.0 * (h % 3 == 1), false)));
+    return heads;
+}
+
+IndexEntry demo_heads(const std::string& dir, const std::vector<Matrix>& heads) {
     HeatmapGridOptions o;
     o.title = "Attention weights of 8 heads";
     o.row_labels = o.col_labels = kTokens;
@@ -123,6 +131,84 @@ IndexEntry demo_heads(const std::string& dir, DemoRandom& rng) {
     o.colorbar_label = "attention weight";
     return save_entry(heatmap_grid(heads, o), dir, "heatmap_grid",
                       "Heatmap grid: 8 heads sharing one colour scale (diagonal, previous-token and diffuse heads).");
+}
+
+IndexEntry demo_entropy(const std::string& dir, const std::vector<Matrix>& heads) {
+    std::vector<std::string> names;
+    std::vector<double> entropy;  // mean over queries of -sum p ln p, in nats
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        double total = 0;
+        for (const auto& row : heads[h])
+            for (double p : row) total -= p > 0 ? p * std::log(p) : 0;
+        names.push_back("head " + std::to_string(h + 1));
+        entropy.push_back(total / double(heads[h].size()));
+    }
+    BarChartOptions o;
+    o.title = "Mean attention entropy per head";
+    o.value_title = "entropy (nats)";
+    o.category_title = "head";
+    o.reference = std::log(double(kTokens.size()));
+    o.reference_label = "uniform max ln 6";
+    return save_entry(bar_chart(names, entropy, o), dir, "bar_entropy",
+                      "Bar chart: entropy per head against the uniform maximum ln 6 = 1.79 nats.");
+}
+
+IndexEntry demo_received(const std::string& dir, const Matrix& weights) {
+    std::vector<std::string> names;
+    std::vector<double> received;  // column sums: how much attention each key gets
+    for (std::size_t j = 0; j < kTokens.size(); ++j) {
+        double sum = 0;
+        for (const auto& row : weights) sum += row[j];
+        names.push_back(std::to_string(j) + ": " + kTokens[j]);
+        received.push_back(sum);
+    }
+    BarChartOptions o;
+    o.title = "Attention received per key";
+    o.value_title = "sum of weights over queries";
+    o.horizontal = true;
+    o.color = palette::categorical(2);
+    o.reference = 1.0;
+    o.reference_label = "average (1.0)";
+    return save_entry(bar_chart(names, received, o), dir, "bar_received",
+                      "Horizontal bar chart: total attention each key receives (column sums of the causal weights).");
+}
+
+IndexEntry demo_loss(const std::string& dir, DemoRandom& rng) {
+    Series train{.name = "train"}, val{.name = "validation"};
+    for (int step = 0; step <= 2000; step += 50) {
+        double base = 1.9 * std::exp(-step / 450.0) + 0.55;
+        train.x.push_back(step);
+        train.y.push_back(base + 0.06 * (rng.uniform() - 0.5));
+        if (step % 200 == 0) {
+            val.x.push_back(step);
+            val.y.push_back(base + 0.12 + 0.00004 * step + 0.03 * (rng.uniform() - 0.5));
+        }
+    }
+    train.markers = false;
+    LineChartOptions o;
+    o.title = "Training loss";
+    o.x_title = "step";
+    o.y_title = "cross-entropy (nats)";
+    return save_entry(line_chart({train, val}, o), dir, "line_loss",
+                      "Line chart: training and validation loss curves with a legend.");
+}
+
+IndexEntry demo_timing(const std::string& dir, DemoRandom& rng) {
+    Series attention{.name = "attention (n x n scores)"}, projection{.name = "q/k/v projection"};
+    for (int n = 16; n <= 2048; n *= 2) {
+        attention.x.push_back(n);
+        attention.y.push_back(2.1e-5 * n * n * (1 + 0.08 * (rng.uniform() - 0.5)) + 0.004);
+        projection.x.push_back(n);
+        projection.y.push_back(3.5e-3 * n * (1 + 0.08 * (rng.uniform() - 0.5)) + 0.004);
+    }
+    LineChartOptions o;
+    o.title = "Forward time vs sequence length";
+    o.x_title = "sequence length n";
+    o.y_title = "time (ms)";
+    o.log_x = o.log_y = true;
+    o.fit_slope = true;
+    return save_entry(line_chart({attention, projection}, o), dir, "line_timing",
+                      "Log-log line chart with fitted slopes: attention grows like n^2, projections like n.");
 }
 
 void write_index(const std::string& dir, const std::vector<IndexEntry>& entries) {
@@ -159,9 +245,15 @@ int main(int argc, char** argv) {
         auto start = std::chrono::steady_clock::now();
         DemoRandom rng(20240603);
         std::vector<IndexEntry> entries;
-        entries.push_back(demo_heatmap(dir, rng));
+        Matrix causal = softmax_rows(attention_scores(rng, kTokens.size(), 2.0, 1.0, true));
+        std::vector<Matrix> heads = make_heads(rng);
+        entries.push_back(demo_heatmap(dir, causal));
         entries.push_back(demo_scores(dir, rng));
-        entries.push_back(demo_heads(dir, rng));
+        entries.push_back(demo_heads(dir, heads));
+        entries.push_back(demo_entropy(dir, heads));
+        entries.push_back(demo_received(dir, causal));
+        entries.push_back(demo_loss(dir, rng));
+        entries.push_back(demo_timing(dir, rng));
         write_index(dir, entries);
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         std::printf("plots_demo: wrote %zu figures and index.html to %s in %.0f ms\n", entries.size(), dir.c_str(), ms);
