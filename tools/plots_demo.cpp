@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
+#include "plots/flow_diagram.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/line_chart.hpp"
 #include "plots/save.hpp"
@@ -211,6 +213,41 @@ IndexEntry demo_timing(const std::string& dir, DemoRandom& rng) {
                       "Log-log line chart with fitted slopes: attention grows like n^2, projections like n.");
 }
 
+IndexEntry demo_flow_rows(const std::string& dir, const Matrix& weights) {
+    AttentionFlowOptions o;
+    o.title = "Who attends to whom (causal)";
+    return save_entry(attention_flow(kTokens, weights, o), dir, "flow_two_rows",
+                      "Node-link attention flow: queries above, keys below; weights under 0.15 hidden.");
+}
+
+IndexEntry demo_flow_arcs(const std::string& dir, const Matrix& weights) {
+    AttentionFlowOptions o;
+    o.title = "Attention flow of head 2 (previous token)";
+    o.layout = FlowLayout::one_row;
+    return save_entry(attention_flow(kTokens, weights, o), dir, "flow_one_row",
+                      "Node-link attention flow in one row: arcs to earlier tokens above, later below, loops to itself.");
+}
+
+IndexEntry demo_qkv(const std::string& dir) {
+    std::vector<FlowBox> boxes = {
+        {.id = "x", .lines = {"input x", "(embedded tokens)"}, .note = "[6 x 16]", .column = 0, .row = 1},
+        {.id = "q", .lines = {"queries Q"}, .note = "[6 x 16]", .column = 1, .row = 0},
+        {.id = "k", .lines = {"keys K"}, .note = "[6 x 16]", .column = 1, .row = 1},
+        {.id = "v", .lines = {"values V"}, .note = "[6 x 16]", .column = 1, .row = 2},
+        {.id = "s", .lines = {"scores", "Q K^T / sqrt(16)"}, .note = "[6 x 6]", .column = 2, .row = 0.5},
+        {.id = "w", .lines = {"weights", "softmax(scores + mask)"}, .note = "[6 x 6]", .column = 3, .row = 0.5},
+        {.id = "o", .lines = {"output", "weights V"}, .note = "[6 x 16]", .column = 4, .row = 1, .fill = rgb(0xfdf0e6)},
+    };
+    std::vector<FlowEdge> edges = {
+        {.from = "x", .to = "q", .label = "x Wq"}, {.from = "x", .to = "k", .label = "x Wk"},
+        {.from = "x", .to = "v", .label = "x Wv"}, {.from = "q", .to = "s"},
+        {.from = "k", .to = "s"},                  {.from = "s", .to = "w", .label = "softmax"},
+        {.from = "w", .to = "o"},                  {.from = "v", .to = "o"},
+    };
+    return save_entry(flow_diagram(boxes, edges, {.title = "Scaled dot-product attention"}), dir, "flow_qkv",
+                      "Flow diagram: input to Q/K/V, scores, weights and output, with the shape of each tensor.");
+}
+
 void write_index(const std::string& dir, const std::vector<IndexEntry>& entries) {
     std::string html =
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -254,6 +291,9 @@ int main(int argc, char** argv) {
         entries.push_back(demo_received(dir, causal));
         entries.push_back(demo_loss(dir, rng));
         entries.push_back(demo_timing(dir, rng));
+        entries.push_back(demo_flow_rows(dir, causal));
+        entries.push_back(demo_flow_arcs(dir, heads[1]));
+        entries.push_back(demo_qkv(dir));
         write_index(dir, entries);
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         std::printf("plots_demo: wrote %zu figures and index.html to %s in %.0f ms\n", entries.size(), dir.c_str(), ms);
