@@ -20,8 +20,11 @@
 #include "plots/bar_chart.hpp"
 #include "plots/flow_diagram.hpp"
 #include "plots/heatmap.hpp"
+#include "plots/layout.hpp"
 #include "plots/line_chart.hpp"
 #include "plots/save.hpp"
+#include "plots/surface3d.hpp"
+#include "plots/table.hpp"
 #include "plots/svg.hpp"
 #include "tensor/error.hpp"
 #include "tensor/fileio.hpp"
@@ -248,6 +251,46 @@ IndexEntry demo_qkv(const std::string& dir) {
                       "Flow diagram: input to Q/K/V, scores, weights and output, with the shape of each tensor.");
 }
 
+IndexEntry demo_surface(const std::string& dir, const Matrix& weights, bool export_frames) {
+    Surface3DOptions o;
+    o.title = "Causal attention as a landscape";
+    o.row_labels = o.col_labels = kTokens;
+    save(surface3d(weights, o), dir + "/surface3d");
+    std::vector<Figure> frames = surface3d_turntable(weights, o, 36);
+    save_gif(frames, dir + "/surface3d_turntable.gif", 8);
+    if (export_frames)
+        for (int k : {0, 9, 18, 27}) {
+            char name[32];
+            std::snprintf(name, sizeof name, "/frame_%02d.png", k);
+            save_png(frames[static_cast<std::size_t>(k)], dir + name);
+        }
+    return {"surface3d.png", "3-D bar landscape: the causal weights as heights over the (query, key) grid.",
+            "surface3d.svg"};
+}
+
+IndexEntry demo_turntable() {
+    return {"surface3d_turntable.gif", "The same landscape turning through 360 degrees (36 frames, looping GIF).", ""};
+}
+
+IndexEntry demo_table(const std::string& dir, const std::vector<Matrix>& heads) {
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        double diagonal = 0, previous = 0, peak = 0;
+        for (std::size_t i = 0; i < heads[h].size(); ++i) {
+            diagonal += heads[h][i][i];
+            if (i > 0) previous += heads[h][i][i - 1];
+            for (double p : heads[h][i]) peak = std::max(peak, p);
+        }
+        double n = double(heads[h].size());
+        const char* kind = diagonal / n > 0.5 ? "self" : previous / (n - 1) > 0.5 ? "previous token" : "diffuse";
+        rows.push_back({"head " + std::to_string(h + 1), kind, layout::format_fixed(diagonal / n, 2),
+                        layout::format_fixed(previous / (n - 1), 2), layout::format_fixed(peak, 2)});
+    }
+    return save_entry(table_figure({"head", "pattern", "mean diagonal", "mean previous", "max weight"}, rows,
+                                   {.title = "What each head does"}),
+                      dir, "table", "Table figure: a summary of the eight heads.");
+}
+
 void write_index(const std::string& dir, const std::vector<IndexEntry>& entries) {
     std::string html =
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -294,6 +337,9 @@ int main(int argc, char** argv) {
         entries.push_back(demo_flow_rows(dir, causal));
         entries.push_back(demo_flow_arcs(dir, heads[1]));
         entries.push_back(demo_qkv(dir));
+        entries.push_back(demo_surface(dir, causal, argc == 3));
+        entries.push_back(demo_turntable());
+        entries.push_back(demo_table(dir, heads));
         write_index(dir, entries);
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         std::printf("plots_demo: wrote %zu figures and index.html to %s in %.0f ms\n", entries.size(), dir.c_str(), ms);
