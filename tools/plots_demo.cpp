@@ -296,18 +296,19 @@ void write_index(const std::string& dir, const std::vector<IndexEntry>& entries)
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<title>attnlab plots demo</title>\n<style>\n"
         "body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }\n"
-        "figure { margin: 2em 0; } img { max-width: 100%; border: 1px solid #ddd; }\n"
-        "figcaption { margin-top: .4em; }\n</style>\n</head>\n<body>\n"
+        ".chart { margin: 2em 0; } img { max-width: 100%; border: 1px solid #ddd; }\n"
+        ".caption { margin-top: .4em; }\n</style>\n</head>\n<body>\n"
         "<h1>attnlab plots demo</h1>\n<p>Every chart type of <code>plots/</code>, drawn from toy attention data "
         "on &quot;the cat sat on the mat&quot;. PNG shown; each links to its SVG.</p>\n";
     for (const IndexEntry& e : entries) {
-        html += "<figure>\n";
+        // div/p rather than figure/figcaption: xmllint --html (an HTML 4 parser) checks this page.
+        html += "<div class=\"chart\">\n";
         if (!e.vector.empty()) html += "<a href=\"" + xml_escape(e.vector) + "\">";
         html += "<img src=\"" + xml_escape(e.image) + "\" alt=\"" + xml_escape(e.caption) + "\">";
         if (!e.vector.empty()) html += "</a>";
-        html += "\n<figcaption>" + xml_escape(e.caption);
+        html += "\n<p class=\"caption\">" + xml_escape(e.caption);
         if (!e.vector.empty()) html += " (<a href=\"" + xml_escape(e.vector) + "\">SVG</a>)";
-        html += "</figcaption>\n</figure>\n";
+        html += "</p>\n</div>\n";
     }
     html += "</body>\n</html>\n";
     attnlab::write_file_atomic(dir + "/index.html", html);
