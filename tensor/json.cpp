@@ -197,7 +197,7 @@ private:
     std::size_t pos_ = 0;
 
     [[noreturn]] void fail_at(std::size_t at, const std::string& what) const {
-        throw JsonParseError("parse_json: '" + name_ + "': byte " + std::to_string(at) + ": " + what, at);
+        throw JsonParseError(name_, at, what);
     }
     [[noreturn]] void fail(const std::string& what) const { fail_at(pos_, what); }
 

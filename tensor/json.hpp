@@ -43,10 +43,14 @@ namespace attnlab {
 
 inline constexpr int kMaxJsonDepth = 64;
 
-// A syntax error in JSON text; `offset` is the byte where parsing stopped.
+// A syntax error in JSON text: what() is "parse_json: '<name>': byte <offset>: <reason>";
+// offset and reason are kept apart for callers that word their own message.
 struct JsonParseError : IOError {
-    JsonParseError(const std::string& message, std::size_t byte_offset) : IOError(message), offset(byte_offset) {}
-    std::size_t offset;
+    JsonParseError(const std::string& name, std::size_t byte_offset, const std::string& why)
+        : IOError("parse_json: '" + name + "': byte " + std::to_string(byte_offset) + ": " + why),
+          offset(byte_offset), reason(why) {}
+    std::size_t offset;  // the byte where parsing stopped
+    std::string reason;
 };
 
 class Json {
