@@ -159,29 +159,28 @@ private:
 }  // namespace
 
 SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& name) {
-    const auto fail = [&](const std::string& what) { bad_file(name, what); };
-
     // 1. The header length, checked against a bound and the file before anything is read.
     if (bytes.size() < kLengthBytes)
-        fail("file is " + std::to_string(bytes.size()) + " bytes, too short for the 8-byte header length");
+        bad_file(name, "file is " + std::to_string(bytes.size()) + " bytes, too short for the 8-byte header length");
     std::uint64_t header_len = 0;
     for (std::size_t k = 0; k < kLengthBytes; ++k)
         header_len |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[k])) << (8 * k);
     if (header_len > kMaxSafetensorsHeader)
-        fail("declares a header of " + std::to_string(header_len) + " bytes, more than the limit of " +
-             std::to_string(kMaxSafetensorsHeader));
+        bad_file(name, "declares a header of " + std::to_string(header_len) + " bytes, more than the limit of " +
+                       std::to_string(kMaxSafetensorsHeader));
     if (header_len > bytes.size() - kLengthBytes)
-        fail("declares a header of " + std::to_string(header_len) + " bytes, but only " +
-             std::to_string(bytes.size() - kLengthBytes) + " bytes follow the length");
+        bad_file(name, "declares a header of " + std::to_string(header_len) + " bytes, but only " +
+                       std::to_string(bytes.size() - kLengthBytes) + " bytes follow the length");
 
-    // 2. The header: a JSON object (the reference reader also insists on '{' first).
+    // 2. The header: a JSON object, starting right away with '{' (the reference
+    //    implementation has an error of its own for a header that does not).
     const std::string_view header(bytes.data() + kLengthBytes, static_cast<std::size_t>(header_len));
-    if (header.empty() || header.front() != '{') fail("header is not a JSON object (it must start with '{')");
+    if (header.empty() || header.front() != '{') bad_file(name, "header is not a JSON object (it must start with '{')");
     Json root;
     try {
         root = parse_json(header, name);
     } catch (const JsonParseError& e) {
-        fail("header is not valid JSON: byte " + std::to_string(e.offset) + " of the header: " + e.reason);
+        bad_file(name, "header is not valid JSON: byte " + std::to_string(e.offset) + " of the header: " + e.reason);
     }
 
     // 3. Every entry, then the layout of them all, before a single tensor is made.
