@@ -1,0 +1,314 @@
+// gemm_kernel.cpp — attnlab's own matrix multiply: packed, cache-blocked, register-tiled.
+//
+// The naive i-j-k loop reloads A and B from memory for every multiply-add and
+// reaches a few GFLOP/s. This kernel follows the Goto/BLIS scheme instead:
+//
+//   for jc over N in NC-wide panels
+//     for pc over K in KC-deep slices
+//       pass 1  pack B panel   B[pc:pc+kc, jc:jc+nc]  -> NR-wide slivers   (stays in L2/L3)
+//       for ic over M in MC-tall blocks
+//         pass 2  pack A block  A[ic:ic+mc, pc:pc+kc] -> MR-tall slivers   (stays in L2)
+//         for jr over the panel in NR steps             (one B sliver, kc x NR, stays in L1)
+//           for ir over the block in MR steps
+//             pass 3  micro-kernel: C tile [MR x NR] += A sliver . B sliver, in registers
+//             pass 4  edge tiles: fewer than NR columns go through a scratch tile
+//
+// Packing copies each operand once per block into the exact order the
+// micro-kernel reads it, so the kernel sees unit-stride, aligned data whatever
+// the caller's strides were (transposes cost nothing extra), and zero-pads the
+// last sliver so the kernel never needs a bounds check.
+//
+// Threads split the output over rows (or columns) at tile boundaries, never
+// over K, and every thread uses the same KC slicing: each C element is the same
+// chain of fused multiply-adds, in the same order, for any thread count.
+//
+// Left out: assembly, prefetch hints, intrinsics. The micro-kernel is written
+// with GCC vector extensions, which compile to AVX-512, AVX2, SSE or NEON
+// instructions as the target allows. To tune for another machine, edit
+// TileShape (register tile) and Blocking (cache blocks) below, then run
+// `make bench`; the tests in tests/tensor/test_gemm.cpp cover every edge case.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "tensor/gemm.hpp"
+#include "tensor/parallel.hpp"
+
+namespace attnlab::detail {
+namespace {
+
+// ---- configuration -----------------------------------------------------------
+
+#if defined(__AVX512F__)
+constexpr int kVectorBytes = 64;  // 32 zmm registers
+constexpr int kTileRows = 12;     // 12 x 2 accumulators + 2 B vectors + 1 broadcast A = 27 registers
+#elif defined(__AVX__)
+constexpr int kVectorBytes = 32;  // 16 ymm registers
+constexpr int kTileRows = 6;      // 6 x 2 accumulators + 3 = 15 registers
+#else
+constexpr int kVectorBytes = 16;  // SSE2 / NEON
+constexpr int kTileRows = 6;
+#endif
+
+template <typename T>
+struct VecOf;
+template <>
+struct VecOf<float> {
+    typedef float type __attribute__((vector_size(kVectorBytes)));
+};
+template <>
+struct VecOf<double> {
+    typedef double type __attribute__((vector_size(kVectorBytes)));
+};
+template <typename T>
+using Vec = typename VecOf<T>::type;
+
+// The register tile: MR rows of C, each NV vectors (NR elements) wide.
+template <typename T>
+struct TileShape {
+    static constexpr int kLanes = kVectorBytes / static_cast<int>(sizeof(T));
+    static constexpr int MR = kTileRows;
+    static constexpr int NV = 2;
+    static constexpr int NR = NV * kLanes;
+};
+
+// Cache blocks, in elements. KC: a B sliver (KC x NR) fits in L1 with room for
+// A; MC: an A block (MC x KC) fits in L2; NC: a B panel (KC x NC) fits in L2/L3.
+template <typename T>
+struct Blocking {
+    static constexpr int64_t KC = 256;
+    static constexpr int64_t MC = 16 * TileShape<T>::MR;
+    static constexpr int64_t NC = 128 * TileShape<T>::NR;
+};
+
+// Below this many flops a thread's share does not pay for waking a worker (measured, see the report in bench_matmul).
+constexpr double kMinFlopsPerThread = 4e6;
+
+constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// ---- packing buffers ---------------------------------------------------------
+
+// A growable 64-byte-aligned array. Each thread keeps one per operand and type,
+// so after the first call of a given size gemm allocates nothing.
+template <typename T>
+class AlignedBuffer {
+public:
+    T* reserve(int64_t n) {
+        if (n > capacity_) {
+            data_.reset(static_cast<T*>(::operator new(static_cast<size_t>(n) * sizeof(T), kAlign)));
+            capacity_ = n;
+        }
+        return data_.get();
+    }
+
+private:
+    static constexpr std::align_val_t kAlign{64};
+    struct Free {
+        void operator()(T* p) const { ::operator delete(p, kAlign); }
+    };
+    std::unique_ptr<T, Free> data_;
+    int64_t capacity_ = 0;
+};
+
+template <typename T>
+struct PackBuffers {
+    AlignedBuffer<T> a, b;
+};
+
+template <typename T>
+PackBuffers<T>& pack_buffers() {
+    thread_local PackBuffers<T> buffers;
+    return buffers;
+}
+
+// ---- pass 1: pack B panel ------------------------------------------------------
+
+// B panel [kc x nc] -> ceil(nc/NR) slivers, each [kc x NR] row-major:
+//   Bp[s*kc*NR + k*NR + j] = B(k, s*NR + j), zero past column nc.
+// kUnitCols compiles a copy of the loop for the common row-major B, which vectorizes.
+template <typename T, bool kUnitCols>
+void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs_arg, T* Bp) {
+    constexpr int NR = TileShape<T>::NR;
+    const int64_t cs = kUnitCols ? 1 : cs_arg;
+    for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+        const int64_t cols = std::min<int64_t>(NR, nc - j0);
+        for (int64_t k = 0; k < kc; ++k) {
+            const T* src = B + k * rs + j0 * cs;
+            T* dst = Bp + k * NR;
+            for (int64_t j = 0; j < cols; ++j) dst[j] = src[j * cs];
+            for (int64_t j = cols; j < NR; ++j) dst[j] = T(0);
+        }
+        Bp += kc * NR;
+    }
+}
+
+// ---- pass 2: pack A block ------------------------------------------------------
+
+// A block [mc x kc] -> ceil(mc/MR) slivers, each [kc x MR] (column-major tile):
+//   Ap[s*kc*MR + k*MR + r] = A(s*MR + r, k), zero past row mc.
+template <typename T>
+void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
+    constexpr int MR = TileShape<T>::MR;
+    for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+        const int64_t rows = std::min<int64_t>(MR, mc - i0);
+        for (int64_t r = 0; r < rows; ++r) {
+            const T* src = A + (i0 + r) * rs;
+            for (int64_t k = 0; k < kc; ++k) Ap[k * MR + r] = src[k * cs];
+        }
+        for (int64_t r = rows; r < MR; ++r)
+            for (int64_t k = 0; k < kc; ++k) Ap[k * MR + r] = T(0);
+        Ap += kc * MR;
+    }
+}
+
+// ---- pass 3: micro-kernel ------------------------------------------------------
+
+template <typename T>
+Vec<T> load(const T* p) {
+    Vec<T> v;
+    std::memcpy(&v, p, sizeof v);  // compiles to one (unaligned) vector load
+    return v;
+}
+template <typename T>
+void store(T* p, Vec<T> v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
+// C[0:Rows, 0:NR] = (overwrite ? 0 : C) + Ap[kc x MR] . Bp[kc x NR], reading the first Rows of each A column.
+// The accumulators are a fixed-size array of vectors; with the loops fully
+// unrolled the compiler keeps all Rows*NV of them in registers, and
+// `acc += a * b` becomes one fused multiply-add per vector (vfmadd231ps on x86).
+// Rows < MR serves the last, partial row sliver with exactly the same arithmetic per element.
+template <typename T, int Rows>
+void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
+                  bool overwrite) {
+    constexpr int MR = TileShape<T>::MR, NV = TileShape<T>::NV, W = TileShape<T>::kLanes;
+    Vec<T> acc[Rows][NV] = {};
+    for (int64_t k = 0; k < kc; ++k) {
+        Vec<T> b[NV];
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) b[v] = load(Bp + v * W);
+#pragma GCC unroll 32
+        for (int r = 0; r < Rows; ++r) {
+            const T a = Ap[r];  // broadcast to every lane by the vector arithmetic
+#pragma GCC unroll 8
+            for (int v = 0; v < NV; ++v) acc[r][v] += a * b[v];
+        }
+        Ap += MR;
+        Bp += NV * W;
+    }
+#pragma GCC unroll 32
+    for (int r = 0; r < Rows; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+            T* c = C + r * ldc + v * W;
+            store(c, overwrite ? acc[r][v] : load(c) + acc[r][v]);
+        }
+    }
+}
+
+template <typename T>
+using MicroKernel = void (*)(int64_t, const T*, const T*, T*, int64_t, bool);
+
+// kernels[r-1] computes r rows: the full tile, or the last partial row sliver.
+template <typename T, size_t... R>
+constexpr std::array<MicroKernel<T>, sizeof...(R)> make_kernels(std::index_sequence<R...>) {
+    return {&micro_kernel<T, static_cast<int>(R) + 1>...};
+}
+template <typename T>
+constexpr auto kKernels = make_kernels<T>(std::make_index_sequence<TileShape<T>::MR>{});
+
+// ---- pass 4: edge tiles --------------------------------------------------------
+
+// A tile with fewer than NR valid columns: compute it in full into a scratch
+// tile (the padded B columns are zeros), then add the valid part to C exactly
+// as the micro-kernel would have.
+template <typename T>
+void edge_tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, const T* Bp, T* C, int64_t ldc,
+               bool overwrite) {
+    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
+    alignas(64) T scratch[MR * NR];
+    kKernels<T>[rows - 1](kc, Ap, Bp, scratch, NR, true);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j)
+            C[r * ldc + j] = overwrite ? scratch[r * NR + j] : C[r * ldc + j] + scratch[r * NR + j];
+}
+
+// ---- the blocked loop nest, one thread ---------------------------------------
+
+template <typename T>
+void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
+                    int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
+    constexpr int64_t KC = Blocking<T>::KC, MC = Blocking<T>::MC, NC = Blocking<T>::NC;
+    PackBuffers<T>& buffers = pack_buffers<T>();
+    T* Bp = buffers.b.reserve(round_up(std::min(N, NC), NR) * std::min(K, KC));
+    T* Ap = buffers.a.reserve(round_up(std::min(M, MC), MR) * std::min(K, KC));
+
+    for (int64_t jc = 0; jc < N; jc += NC) {
+        const int64_t nc = std::min(NC, N - jc);
+        for (int64_t pc = 0; pc < K; pc += KC) {
+            const int64_t kc = std::min(KC, K - pc);
+            const bool overwrite = pc == 0 && !accumulate;  // the first K slice replaces C
+            const T* Bpc = B + pc * b_rs + jc * b_cs;
+            if (b_cs == 1)
+                pack_b<T, true>(kc, nc, Bpc, b_rs, b_cs, Bp);
+            else
+                pack_b<T, false>(kc, nc, Bpc, b_rs, b_cs, Bp);
+
+            for (int64_t ic = 0; ic < M; ic += MC) {
+                const int64_t mc = std::min(MC, M - ic);
+                pack_a(mc, kc, A + ic * a_rs + pc * a_cs, a_rs, a_cs, Ap);
+
+                for (int64_t jr = 0; jr < nc; jr += NR) {
+                    const int64_t nr = std::min<int64_t>(NR, nc - jr);
+                    for (int64_t ir = 0; ir < mc; ir += MR) {
+                        const int64_t mr = std::min<int64_t>(MR, mc - ir);
+                        const T* a = Ap + ir * kc;
+                        const T* b = Bp + jr * kc;
+                        T* c = C + (ic + ir) * ldc + jc + jr;
+                        if (nr == NR)
+                            kKernels<T>[mr - 1](kc, a, b, c, ldc, overwrite);
+                        else
+                            edge_tile(kc, mr, nr, a, b, c, ldc, overwrite);
+                    }
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+// ---- threads: split C into row or column strips at tile boundaries -----------
+
+template <typename T>
+void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
+                  int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
+    const int64_t row_tiles = (M + MR - 1) / MR, col_tiles = (N + NR - 1) / NR;
+    // Split whichever dimension has more tiles; each strip must carry kMinFlopsPerThread.
+    const bool by_rows = row_tiles >= col_tiles;
+    const double flops_per_tile = 2.0 * K * (by_rows ? MR * double(N) : NR * double(M));
+    const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinFlopsPerThread / flops_per_tile));
+
+    parallel_for(0, by_rows ? row_tiles : col_tiles, grain, [&](int64_t lo, int64_t hi) {
+        if (by_rows) {
+            const int64_t i0 = lo * MR, i1 = std::min(M, hi * MR);
+            blocked_serial(i1 - i0, N, K, A + i0 * a_rs, a_rs, a_cs, B, b_rs, b_cs, C + i0 * ldc, ldc, accumulate);
+        } else {
+            const int64_t j0 = lo * NR, j1 = std::min(N, hi * NR);
+            blocked_serial(M, j1 - j0, K, A, a_rs, a_cs, B + j0 * b_cs, b_rs, b_cs, C + j0, ldc, accumulate);
+        }
+    });
+}
+
+template void gemm_blocked<float>(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t,
+                                  int64_t, float*, int64_t, bool);
+template void gemm_blocked<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*,
+                                   int64_t, int64_t, double*, int64_t, bool);
+
+}  // namespace attnlab::detail
