@@ -15,8 +15,9 @@
 //
 // Packing copies each operand once per block into the exact order the
 // micro-kernel reads it, so the kernel sees unit-stride, aligned data whatever
-// the caller's strides were (transposes cost nothing extra), and zero-pads the
-// last sliver so the kernel never needs a bounds check.
+// the caller's strides were (transposes cost nothing extra). The kernel itself
+// never checks bounds: a short last row sliver has its own kernel instance
+// (templated on the row count) and a narrow last column sliver is zero-padded.
 //
 // Threads split the output over rows (or columns) at tile boundaries, never
 // over K, and every thread uses the same KC slicing: each C element is the same
@@ -148,7 +149,9 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs_arg, T* B
 // ---- pass 2: pack A block ------------------------------------------------------
 
 // A block [mc x kc] -> ceil(mc/MR) slivers, each [kc x MR] (column-major tile):
-//   Ap[s*kc*MR + k*MR + r] = A(s*MR + r, k), zero past row mc.
+//   Ap[s*kc*MR + k*MR + r] = A(s*MR + r, k).
+// A last sliver with fewer rows keeps the MR stride but its missing rows are
+// never written or read: it goes to the micro-kernel built for that many rows.
 template <typename T>
 void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
     constexpr int MR = TileShape<T>::MR;
@@ -158,8 +161,6 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
             const T* src = A + (i0 + r) * rs;
             for (int64_t k = 0; k < kc; ++k) Ap[k * MR + r] = src[k * cs];
         }
-        for (int64_t r = rows; r < MR; ++r)
-            for (int64_t k = 0; k < kc; ++k) Ap[k * MR + r] = T(0);
         Ap += kc * MR;
     }
 }

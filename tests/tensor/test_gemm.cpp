@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iomanip>
 #include <limits>
 #include <random>
 #include <vector>
@@ -100,7 +101,8 @@ void check_against_reference(GemmFn<T> fast, int64_t M, int64_t N, int64_t K, La
                 first_i = i, first_j = j, first_got = got[at], first_want = want[at], first_tol = tol;
         }
     }
-    CAPTURE(first_i, first_j, first_got, first_want, first_tol);
+    INFO("first mismatch: C(" << first_i << ", " << first_j << ") = " << std::setprecision(9) << first_got
+                              << ", reference " << first_want << ", allowed difference " << first_tol);
     CHECK(bad == 0);
 }
 
