@@ -11,7 +11,11 @@
 //         for jr over the panel in NR steps             (one B sliver, kc x NR, stays in L1)
 //           for ir over the block in MR steps
 //             pass 3  micro-kernel: C tile [MR x NR] += A sliver . B sliver, in registers
-//             pass 4  edge tiles: fewer than NR columns go through a scratch tile
+//             pass 4  edge tiles: fewer rows or whole vectors go to a smaller kernel
+//                     instance; a width ending mid-vector goes through a scratch tile
+//
+// Problems of at most kDirectMaxWork multiply-adds skip all this for a plain
+// loop: at that size packing costs more than it saves.
 //
 // Packing copies each operand once per block into the exact order the
 // micro-kernel reads it, so the kernel sees unit-stride, aligned data whatever
@@ -41,7 +45,7 @@
 namespace attnlab::detail {
 namespace {
 
-// ---- configuration -----------------------------------------------------------
+// ---- configuration --------------------------------------------------------------
 
 #if defined(__AVX512F__)
 constexpr int kVectorBytes = 64;  // 32 zmm registers
@@ -50,7 +54,7 @@ constexpr int kTileRows = 12;     // 12 x 2 accumulators + 2 B vectors + 1 broad
 constexpr int kVectorBytes = 32;  // 16 ymm registers
 constexpr int kTileRows = 6;      // 6 x 2 accumulators + 3 = 15 registers
 #else
-constexpr int kVectorBytes = 16;  // SSE2 / NEON
+constexpr int kVectorBytes = 16;  // SSE2 (16 registers) or NEON (32; more rows would pay)
 constexpr int kTileRows = 6;
 #endif
 
@@ -85,12 +89,17 @@ struct Blocking {
     static constexpr int64_t NC = 128 * TileShape<T>::NR;
 };
 
-// Below this many flops a thread's share does not pay for waking a worker (measured, see the report in bench_matmul).
-constexpr double kMinFlopsPerThread = 4e6;
+// A thread's share of the work must be at least this many flops, or waking a
+// worker (10-40 us on the 2-core reference VM, more when other processes hold
+// the cores) costs more than it saves. Measured there, float, n x n x n, best
+// of 15: 2 threads vs 1 is 0.5x at n=128 (4 MFLOP), 0.8-0.9x at n=160, break-even
+// at n=192 (14 MFLOP), 1.4x at n=256, 1.7x at n=512, 1.9x at n=1024. 10 MFLOP
+// per thread (about 65 us of kernel time) switches threads on from n ~ 215.
+constexpr double kMinFlopsPerThread = 1e7;
 
 constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-// ---- vector loads and stores; packing buffers ---------------------------------------------------------
+// ---- vector loads and stores; packing buffers -----------------------------------
 
 template <typename T>
 Vec<T> load(const T* p) {
@@ -136,7 +145,7 @@ PackBuffers<T>& pack_buffers() {
     return buffers;
 }
 
-// ---- pass 1: pack B panel ------------------------------------------------------
+// ---- pass 1: pack B panel -------------------------------------------------------
 
 // B panel [kc x nc] -> ceil(nc/NR) slivers, each [kc x NR] row-major:
 //   Bp[s*kc*NR + k*NR + j] = B(k, s*NR + j).
@@ -165,7 +174,7 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs_arg, T* B
     }
 }
 
-// ---- pass 2: pack A block ------------------------------------------------------
+// ---- pass 2: pack A block -------------------------------------------------------
 
 // A block [mc x kc] -> ceil(mc/MR) slivers, each [kc x MR] (column-major tile):
 //   Ap[s*kc*MR + k*MR + r] = A(s*MR + r, k).
@@ -184,7 +193,7 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
     }
 }
 
-// ---- pass 3: micro-kernel ------------------------------------------------------
+// ---- pass 3: micro-kernel -------------------------------------------------------
 
 // C[0:Rows, 0:Vecs*W] = (overwrite ? 0 : C) + Ap[kc x MR] . Bp[kc x NR], reading
 // the first Rows of each A column and the first Vecs vectors of each B row.
@@ -238,7 +247,7 @@ constexpr auto make_kernels(std::index_sequence<R...>) {
 template <typename T>
 constexpr auto kKernels = make_kernels<T>(std::make_index_sequence<TileShape<T>::MR>{});
 
-// ---- pass 4: edge handling -----------------------------------------------------
+// ---- pass 4: edge handling ------------------------------------------------------
 
 // One tile of C, rows <= MR by cols <= NR. Full tiles, and edge tiles whose
 // width is whole vectors, go straight to the micro-kernel for that many rows
@@ -266,7 +275,7 @@ void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, const T* Bp, T* C
     }
 }
 
-// ---- tiny problems: the direct loop -----------------------------------------
+// ---- tiny problems: the direct loop ---------------------------------------------
 
 // Packing has a fixed cost of some tens of nanoseconds plus about a nanosecond
 // per packed element; the plain loop has none. Measured on the reference
@@ -285,7 +294,7 @@ void direct(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a
         }
 }
 
-// ---- the blocked loop nest, one thread ---------------------------------------
+// ---- the blocked loop nest, one thread ------------------------------------------
 
 template <typename T>
 void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
@@ -327,7 +336,7 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
 
 }  // namespace
 
-// ---- entry: direct loop, or blocked on one thread, or strips on several ----
+// ---- entry: direct loop, or blocked on one thread, or strips on several ---------
 
 template <typename T>
 void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
@@ -337,7 +346,7 @@ void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int
         direct(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
         return;
     }
-    if (num_threads() == 1 || 2.0 * M * N * K < 2 * kMinFlopsPerThread) {
+    if (num_threads() == 1 || 2.0 * M * N * K < 2 * kMinFlopsPerThread) {  // not enough for two
         blocked_serial(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
         return;
     }
