@@ -78,6 +78,13 @@ struct Problem {
 // Warm-up, then the median of >= kMinSamples samples covering >= kMinCaseSeconds.
 Result measure(const Impl& impl, int n, int threads) {
     set_num_threads(threads);
+#ifdef ATTNLAB_OPENBLAS
+    // OpenBLAS's idle worker threads busy-wait for a while after each call (and
+    // after the library loads); on 2 cores they take the core our second thread
+    // needs, halving the built-in kernel's 2-thread speed. Park OpenBLAS at one
+    // thread while timing anything else; gemm() restores num_threads() itself.
+    if (impl.fn != gemm<float>) openblas_set_num_threads(1);
+#endif
     Problem p(n);
     double t0 = now();
     p.run(impl.fn);  // warm-up: page faults, packing buffers, worker threads, OpenBLAS init

@@ -18,7 +18,6 @@
 
 #include <cblas.h>
 
-#include <atomic>
 #include <climits>
 #include <optional>
 #include <vector>
@@ -62,10 +61,11 @@ BlasOperand operand(int64_t rows, int64_t cols, const T* p, int64_t rs, int64_t 
     return packed(rows, cols, p, rs, cs, scratch);
 }
 
+// Asks OpenBLAS rather than remembering what we last set, so a caller that
+// changed it directly (bench_matmul does) is corrected on the next call.
 void match_thread_count() {
-    static std::atomic<int> current{0};
     const int want = num_threads();
-    if (current.exchange(want) != want) openblas_set_num_threads(want);
+    if (openblas_get_num_threads() != want) openblas_set_num_threads(want);
 }
 
 void cblas_gemm(const BlasOperand& a, const BlasOperand& b, blasint M, blasint N, blasint K, float* C, blasint ldc,
