@@ -79,10 +79,10 @@ struct Problem {
 Result measure(const Impl& impl, int n, int threads) {
     set_num_threads(threads);
 #ifdef ATTNLAB_OPENBLAS
-    // OpenBLAS's idle worker threads busy-wait for a while after each call (and
-    // after the library loads); on 2 cores they take the core our second thread
-    // needs, halving the built-in kernel's 2-thread speed. Park OpenBLAS at one
-    // thread while timing anything else; gemm() restores num_threads() itself.
+    // OpenBLAS's idle worker threads busy-wait for a while before they sleep
+    // (its THREAD_TIMEOUT); on 2 cores that could steal the core our second
+    // thread needs. Park OpenBLAS at one thread while timing anything else;
+    // gemm() restores num_threads() itself on its next call.
     if (impl.fn != gemm<float>) openblas_set_num_threads(1);
 #endif
     Problem p(n);
