@@ -1,20 +1,86 @@
-// gemm.cpp — interim i-k-j kernel, replaced by the tuned kernel branch.
+// gemm.cpp — the gemm entry points: argument checks, the trivial shapes, the
+// reference triple loop, and the choice between the built-in kernel and OpenBLAS.
+// The fast kernel itself is in gemm_kernel.cpp, the OpenBLAS adapter in gemm_openblas.cpp.
 #include "tensor/gemm.hpp"
+
+#include <string>
+
+#include "tensor/error.hpp"
+
 namespace attnlab {
+namespace {
+
+std::string dims(int64_t M, int64_t N, int64_t K) {
+    return "M=" + std::to_string(M) + ", N=" + std::to_string(N) + ", K=" + std::to_string(K);
+}
+
 template <typename T>
-void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t a_rs, std::int64_t a_cs,
-          const T* B, std::int64_t b_rs, std::int64_t b_cs, T* C, std::int64_t ldc, bool accumulate) {
-    for (std::int64_t i = 0; i < M; ++i) {
-        T* c = C + i * ldc;
-        if (!accumulate) for (std::int64_t j = 0; j < N; ++j) c[j] = 0;
-        for (std::int64_t k = 0; k < K; ++k) {
-            T a = A[i * a_rs + k * a_cs];
-            for (std::int64_t j = 0; j < N; ++j) c[j] += a * B[k * b_rs + j * b_cs];
+void check_args(const char* op, int64_t M, int64_t N, int64_t K, const T* A, const T* B, const T* C, int64_t ldc) {
+    if (M < 0 || N < 0 || K < 0) throw ValueError(std::string(op) + ": negative size: " + dims(M, N, K));
+    if (!A && M > 0 && K > 0) throw ValueError(std::string(op) + ": A is null with " + dims(M, N, K));
+    if (!B && K > 0 && N > 0) throw ValueError(std::string(op) + ": B is null with " + dims(M, N, K));
+    if (!C && M > 0 && N > 0) throw ValueError(std::string(op) + ": C is null with " + dims(M, N, K));
+    // Rows of C closer than N elements apart would overlap.
+    if (M > 1 && ldc < N)
+        throw ValueError(std::string(op) + ": ldc=" + std::to_string(ldc) + " is less than N with " + dims(M, N, K));
+}
+
+// Handles the shapes with no products to sum; returns true if nothing is left to do.
+template <typename T>
+bool trivial_shape(int64_t M, int64_t N, int64_t K, T* C, int64_t ldc, bool accumulate) {
+    if (M == 0 || N == 0) return true;
+    if (K > 0) return false;
+    if (!accumulate)  // an empty sum is zero
+        for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = T(0);
+    return true;
+}
+
+}  // namespace
+
+// One dot product per element, summed in order k = 0, 1, ..., K-1, then added to C.
+template <typename T>
+void gemm_reference(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
+                    int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+    check_args("gemm_reference", M, N, K, A, B, C, ldc);
+    for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) {
+            T sum = T(0);
+            for (int64_t k = 0; k < K; ++k) sum += A[i * a_rs + k * a_cs] * B[k * b_rs + j * b_cs];
+            C[i * ldc + j] = accumulate ? C[i * ldc + j] + sum : sum;
         }
     }
 }
-template void gemm<float>(std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t, std::int64_t,
-                          const float*, std::int64_t, std::int64_t, float*, std::int64_t, bool);
-template void gemm<double>(std::int64_t, std::int64_t, std::int64_t, const double*, std::int64_t, std::int64_t,
-                           const double*, std::int64_t, std::int64_t, double*, std::int64_t, bool);
+
+template <typename T>
+void gemm_builtin(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
+                  int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+    check_args("gemm", M, N, K, A, B, C, ldc);
+    if (trivial_shape(M, N, K, C, ldc, accumulate)) return;
+    detail::gemm_blocked(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
 }
+
+template <typename T>
+void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B, int64_t b_rs,
+          int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+#ifdef ATTNLAB_OPENBLAS
+    check_args("gemm", M, N, K, A, B, C, ldc);
+    if (trivial_shape(M, N, K, C, ldc, accumulate)) return;
+    detail::gemm_openblas(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+#else
+    gemm_builtin(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+#endif
+}
+
+#define ATTNLAB_INSTANTIATE_GEMM(fn, T)                                                                         \
+    template void fn<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, const T*, int64_t, int64_t, T*, \
+                        int64_t, bool);
+ATTNLAB_INSTANTIATE_GEMM(gemm, float)
+ATTNLAB_INSTANTIATE_GEMM(gemm, double)
+ATTNLAB_INSTANTIATE_GEMM(gemm_builtin, float)
+ATTNLAB_INSTANTIATE_GEMM(gemm_builtin, double)
+ATTNLAB_INSTANTIATE_GEMM(gemm_reference, float)
+ATTNLAB_INSTANTIATE_GEMM(gemm_reference, double)
+#undef ATTNLAB_INSTANTIATE_GEMM
+
+}  // namespace attnlab

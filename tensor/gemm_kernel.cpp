@@ -1,0 +1,387 @@
+// gemm_kernel.cpp — attnlab's own matrix multiply: packed, cache-blocked, register-tiled.
+//
+// The naive i-j-k loop reloads A and B from memory for every multiply-add and
+// reaches a few GFLOP/s. This kernel follows the Goto/BLIS scheme instead:
+//
+//   for jc over N in NC-wide panels
+//     for pc over K in KC-deep slices
+//       pass 1  pack B panel   B[pc:pc+kc, jc:jc+nc]  -> NR-wide slivers   (stays in L2/L3)
+//       for ic over M in MC-tall blocks
+//         pass 2  pack A block  A[ic:ic+mc, pc:pc+kc] -> MR-tall slivers   (stays in L2)
+//         for jr over the panel in NR steps             (one B sliver, kc x NR, stays in L1)
+//           for ir over the block in MR steps
+//             pass 3  micro-kernel: C tile [MR x NR] += A sliver . B sliver, in registers
+//             pass 4  edge tiles: fewer rows or whole vectors go to a smaller kernel
+//                     instance; a width ending mid-vector goes through a scratch tile
+//
+// Problems of at most kDirectMaxWork multiply-adds skip all this for a plain
+// loop: at that size packing costs more than it saves.
+//
+// Packing copies each operand once per block into the exact order the
+// micro-kernel reads it, so the kernel sees unit-stride, aligned data whatever
+// the caller's strides were (transposes cost nothing extra). The kernel itself
+// never checks bounds: a short last row sliver has its own kernel instance
+// (templated on the row count) and a narrow last column sliver is zero-padded.
+//
+// Threads split the output over rows (or columns) at tile boundaries, never
+// over K, and every thread uses the same KC slicing: each C element is the same
+// chain of fused multiply-adds, in the same order, for any thread count.
+//
+// Left out: assembly, prefetch hints, intrinsics. The micro-kernel is written
+// with GCC vector extensions, which compile to AVX-512, AVX2, SSE or NEON
+// instructions as the target allows. To tune for another machine, edit
+// TileShape (register tile) and Blocking (cache blocks) below, then run
+// `make bench`; the tests in tests/tensor/test_gemm.cpp cover every edge case.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "tensor/gemm.hpp"
+#include "tensor/parallel.hpp"
+
+namespace attnlab::detail {
+namespace {
+
+// ---- configuration --------------------------------------------------------------
+
+#if defined(__AVX512F__)
+constexpr int kVectorBytes = 64;  // 32 zmm registers
+constexpr int kTileRows = 12;     // 12 x 2 accumulators + 2 B vectors + 1 broadcast A = 27 registers
+#elif defined(__AVX__)
+constexpr int kVectorBytes = 32;  // 16 ymm registers
+constexpr int kTileRows = 6;      // 6 x 2 accumulators + 3 = 15 registers
+#else
+constexpr int kVectorBytes = 16;  // SSE2 (16 registers) or NEON (32; more rows would pay)
+constexpr int kTileRows = 6;
+#endif
+
+template <typename T>
+struct VecOf;
+template <>
+struct VecOf<float> {
+    typedef float type __attribute__((vector_size(kVectorBytes)));
+};
+template <>
+struct VecOf<double> {
+    typedef double type __attribute__((vector_size(kVectorBytes)));
+};
+template <typename T>
+using Vec = typename VecOf<T>::type;
+
+// The register tile: MR rows of C, each NV vectors (NR elements) wide.
+template <typename T>
+struct TileShape {
+    static constexpr int kLanes = kVectorBytes / static_cast<int>(sizeof(T));
+    static constexpr int MR = kTileRows;
+    static constexpr int NV = 2;
+    static constexpr int NR = NV * kLanes;
+};
+
+// Cache blocks, in elements. KC: a B sliver (KC x NR) fits in L1 with room for
+// A; MC: an A block (MC x KC) fits in L2; NC: a B panel (KC x NC) fits in L2/L3.
+template <typename T>
+struct Blocking {
+    static constexpr int64_t KC = 256;
+    static constexpr int64_t MC = 16 * TileShape<T>::MR;
+    static constexpr int64_t NC = 128 * TileShape<T>::NR;
+};
+
+// A thread's share of the work must be at least this many flops, or waking a
+// worker (10-40 us on the 2-core reference VM, more when other processes hold
+// the cores) costs more than it saves. Measured there, float, n x n x n, best
+// of 15: 2 threads vs 1 is 0.5x at n=128 (4 MFLOP), 0.8-0.9x at n=160, break-even
+// at n=192 (14 MFLOP), 1.4x at n=256, 1.7x at n=512, 1.9x at n=1024. 10 MFLOP
+// per thread (about 65 us of kernel time) switches threads on from n ~ 215.
+constexpr double kMinFlopsPerThread = 1e7;
+
+constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// ---- vector loads and stores; packing buffers -----------------------------------
+
+template <typename T>
+Vec<T> load(const T* p) {
+    Vec<T> v;
+    std::memcpy(&v, p, sizeof v);  // compiles to one (unaligned) vector load
+    return v;
+}
+template <typename T>
+void store(T* p, Vec<T> v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
+// A growable 64-byte-aligned array. Each thread keeps one per operand and type,
+// so after the first call of a given size gemm allocates nothing.
+template <typename T>
+class AlignedBuffer {
+public:
+    T* reserve(int64_t n) {
+        if (n > capacity_) {
+            data_.reset(static_cast<T*>(::operator new(static_cast<size_t>(n) * sizeof(T), kAlign)));
+            capacity_ = n;
+        }
+        return data_.get();
+    }
+
+private:
+    static constexpr std::align_val_t kAlign{64};
+    struct Free {
+        void operator()(T* p) const { ::operator delete(p, kAlign); }
+    };
+    std::unique_ptr<T, Free> data_;
+    int64_t capacity_ = 0;
+};
+
+template <typename T>
+struct PackBuffers {
+    AlignedBuffer<T> a, b;
+};
+
+template <typename T>
+PackBuffers<T>& pack_buffers() {
+    thread_local PackBuffers<T> buffers;
+    return buffers;
+}
+
+// ---- pass 1: pack B panel -------------------------------------------------------
+
+// B panel [kc x nc] -> ceil(nc/NR) slivers, each [kc x NR] row-major:
+//   Bp[s*kc*NR + k*NR + j] = B(k, s*NR + j).
+// The micro-kernel reads whole vectors, so the last sliver is zero-padded up to
+// the next vector boundary; anything beyond that is never read. kUnitCols
+// compiles a copy of the loop for the common row-major B, copying whole vectors.
+template <typename T, bool kUnitCols>
+void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs_arg, T* Bp) {
+    constexpr int NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
+    const int64_t cs = kUnitCols ? 1 : cs_arg;
+    for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+        const int64_t cols = std::min<int64_t>(NR, nc - j0), padded = round_up(cols, W);
+        for (int64_t k = 0; k < kc; ++k) {
+            const T* src = B + k * rs + j0 * cs;
+            T* dst = Bp + k * NR;
+            int64_t j = 0;
+            if constexpr (kUnitCols)
+                for (; j + W <= cols; j += W) store(dst + j, load(src + j));
+            for (; j < padded; j += W) {  // a strided or partial vector: zeros, then the columns there are
+                store(dst + j, Vec<T>{});
+                const int64_t lanes = std::min<int64_t>(W, cols - j);
+                for (int64_t l = 0; l < lanes; ++l) dst[j + l] = src[(j + l) * cs];
+            }
+        }
+        Bp += kc * NR;
+    }
+}
+
+// ---- pass 2: pack A block -------------------------------------------------------
+
+// A block [mc x kc] -> ceil(mc/MR) slivers, each [kc x MR] (column-major tile):
+//   Ap[s*kc*MR + k*MR + r] = A(s*MR + r, k).
+// A last sliver with fewer rows keeps the MR stride but its missing rows are
+// never written or read: it goes to the micro-kernel built for that many rows.
+template <typename T>
+void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
+    constexpr int MR = TileShape<T>::MR;
+    for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+        const int64_t rows = std::min<int64_t>(MR, mc - i0);
+        for (int64_t r = 0; r < rows; ++r) {
+            const T* src = A + (i0 + r) * rs;
+            for (int64_t k = 0; k < kc; ++k) Ap[k * MR + r] = src[k * cs];
+        }
+        Ap += kc * MR;
+    }
+}
+
+// ---- pass 3: micro-kernel -------------------------------------------------------
+
+// C[0:Rows, 0:Vecs*W] = (overwrite ? 0 : C) + Ap[kc x MR] . Bp[kc x NR], reading
+// the first Rows of each A column and the first Vecs vectors of each B row.
+// The accumulators are a fixed-size array of vectors; with the loops fully
+// unrolled the compiler keeps all Rows*Vecs of them in registers, and
+// `acc += a * b` becomes one fused multiply-add per vector (vfmadd231ps on x86).
+// Rows = MR, Vecs = NV is the full tile; the smaller instances serve edge tiles
+// with exactly the same arithmetic per element.
+template <typename T, int Rows, int Vecs>
+void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
+                  bool overwrite) {
+    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
+    Vec<T> acc[Rows][Vecs] = {};
+    for (int64_t k = 0; k < kc; ++k) {
+        Vec<T> b[Vecs];
+#pragma GCC unroll 8
+        for (int v = 0; v < Vecs; ++v) b[v] = load(Bp + v * W);
+#pragma GCC unroll 32
+        for (int r = 0; r < Rows; ++r) {
+            const T a = Ap[r];  // broadcast to every lane by the vector arithmetic
+#pragma GCC unroll 8
+            for (int v = 0; v < Vecs; ++v) acc[r][v] += a * b[v];
+        }
+        Ap += MR;
+        Bp += NR;
+    }
+#pragma GCC unroll 32
+    for (int r = 0; r < Rows; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < Vecs; ++v) {
+            T* c = C + r * ldc + v * W;
+            store(c, overwrite ? acc[r][v] : load(c) + acc[r][v]);
+        }
+    }
+}
+
+template <typename T>
+using MicroKernel = void (*)(int64_t, const T*, const T*, T*, int64_t, bool);
+
+// kKernels<T>[r-1][v-1] computes r rows by v vectors.
+template <typename T, int Rows, size_t... V>
+constexpr std::array<MicroKernel<T>, sizeof...(V)> kernel_row(std::index_sequence<V...>) {
+    return {&micro_kernel<T, Rows, static_cast<int>(V) + 1>...};
+}
+template <typename T, size_t... R>
+constexpr auto make_kernels(std::index_sequence<R...>) {
+    using Row = std::array<MicroKernel<T>, TileShape<T>::NV>;
+    return std::array<Row, sizeof...(R)>{
+        kernel_row<T, static_cast<int>(R) + 1>(std::make_index_sequence<TileShape<T>::NV>{})...};
+}
+template <typename T>
+constexpr auto kKernels = make_kernels<T>(std::make_index_sequence<TileShape<T>::MR>{});
+
+// ---- pass 4: edge handling ------------------------------------------------------
+
+// One tile of C, rows <= MR by cols <= NR. Full tiles, and edge tiles whose
+// width is whole vectors, go straight to the micro-kernel for that many rows
+// and vectors. A width that ends mid-vector is computed into a scratch tile
+// (the padded B columns are zeros) and its valid part added to C exactly as
+// the micro-kernel would have.
+template <typename T>
+void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, const T* Bp, T* C, int64_t ldc, bool overwrite) {
+    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
+    const int64_t vecs = (cols + W - 1) / W;
+    const MicroKernel<T> kernel = kKernels<T>[rows - 1][vecs - 1];
+    if (cols % W == 0) {
+        kernel(kc, Ap, Bp, C, ldc, overwrite);
+        return;
+    }
+    alignas(64) T scratch[MR * NR];
+    kernel(kc, Ap, Bp, scratch, NR, true);
+    for (int64_t r = 0; r < rows; ++r) {
+        const T* from = scratch + r * NR;
+        T* to = C + r * ldc;
+        if (overwrite)
+            for (int64_t j = 0; j < cols; ++j) to[j] = from[j];
+        else
+            for (int64_t j = 0; j < cols; ++j) to[j] += from[j];
+    }
+}
+
+// ---- tiny problems: the direct loop ---------------------------------------------
+
+// Packing has a fixed cost of some tens of nanoseconds plus about a nanosecond
+// per packed element; the plain loop has none. Measured on the reference
+// machine (Xeon, AVX-512), the two break even near 4x4x4 = 64 multiply-adds
+// (61 vs 57 ns); by 5x5x5 packing wins 81 to 143 ns, at 6x6x16 157 to 274 ns.
+constexpr double kDirectMaxWork = 64;
+
+template <typename T>
+void direct(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B, int64_t b_rs,
+            int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+            T sum = T(0);
+            for (int64_t k = 0; k < K; ++k) sum += A[i * a_rs + k * a_cs] * B[k * b_rs + j * b_cs];
+            C[i * ldc + j] = accumulate ? C[i * ldc + j] + sum : sum;
+        }
+}
+
+// ---- the blocked loop nest, one thread ------------------------------------------
+
+template <typename T>
+void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
+                    int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
+    constexpr int64_t KC = Blocking<T>::KC, MC = Blocking<T>::MC, NC = Blocking<T>::NC;
+    PackBuffers<T>& buffers = pack_buffers<T>();
+    T* Bp = buffers.b.reserve(round_up(std::min(N, NC), NR) * std::min(K, KC));
+    T* Ap = buffers.a.reserve(round_up(std::min(M, MC), MR) * std::min(K, KC));
+
+    for (int64_t jc = 0; jc < N; jc += NC) {
+        const int64_t nc = std::min(NC, N - jc);
+        for (int64_t pc = 0; pc < K; pc += KC) {
+            const int64_t kc = std::min(KC, K - pc);
+            const bool overwrite = pc == 0 && !accumulate;  // the first K slice replaces C
+            const T* Bpc = B + pc * b_rs + jc * b_cs;
+            if (b_cs == 1)
+                pack_b<T, true>(kc, nc, Bpc, b_rs, b_cs, Bp);
+            else
+                pack_b<T, false>(kc, nc, Bpc, b_rs, b_cs, Bp);
+
+            for (int64_t ic = 0; ic < M; ic += MC) {
+                const int64_t mc = std::min(MC, M - ic);
+                pack_a(mc, kc, A + ic * a_rs + pc * a_cs, a_rs, a_cs, Ap);
+
+                for (int64_t jr = 0; jr < nc; jr += NR) {
+                    const int64_t nr = std::min<int64_t>(NR, nc - jr);
+                    for (int64_t ir = 0; ir < mc; ir += MR) {
+                        const int64_t mr = std::min<int64_t>(MR, mc - ir);
+                        const T* a = Ap + ir * kc;
+                        const T* b = Bp + jr * kc;
+                        tile(kc, mr, nr, a, b, C + (ic + ir) * ldc + jc + jr, ldc, overwrite);
+                    }
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+// ---- entry: direct loop, or blocked on one thread, or strips on several ---------
+
+template <typename T>
+void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
+                  int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
+    if (double(M) * double(N) * double(K) <= kDirectMaxWork) {
+        direct(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+        return;
+    }
+    if (num_threads() == 1 || 2.0 * M * N * K < 2 * kMinFlopsPerThread) {  // not enough for two
+        blocked_serial(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+        return;
+    }
+    // Split whichever dimension has more tiles; each strip must carry kMinFlopsPerThread.
+    const int64_t row_tiles = (M + MR - 1) / MR, col_tiles = (N + NR - 1) / NR;
+    const bool by_rows = row_tiles >= col_tiles;
+    const double flops_per_tile = 2.0 * K * (by_rows ? MR * double(N) : NR * double(M));
+    const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinFlopsPerThread / flops_per_tile));
+    // One pointer's worth of capture keeps std::function from allocating.
+    struct Problem {
+        int64_t M, N, K;
+        const T* A;
+        int64_t a_rs, a_cs;
+        const T* B;
+        int64_t b_rs, b_cs;
+        T* C;
+        int64_t ldc;
+        bool accumulate, by_rows;
+    } const p{M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, by_rows};
+    parallel_for(0, by_rows ? row_tiles : col_tiles, grain, [&p](int64_t lo, int64_t hi) {
+        if (p.by_rows) {
+            const int64_t i0 = lo * MR, i1 = std::min(p.M, hi * MR);
+            blocked_serial(i1 - i0, p.N, p.K, p.A + i0 * p.a_rs, p.a_rs, p.a_cs, p.B, p.b_rs, p.b_cs,
+                           p.C + i0 * p.ldc, p.ldc, p.accumulate);
+        } else {
+            const int64_t j0 = lo * NR, j1 = std::min(p.N, hi * NR);
+            blocked_serial(p.M, j1 - j0, p.K, p.A, p.a_rs, p.a_cs, p.B + j0 * p.b_cs, p.b_rs, p.b_cs, p.C + j0,
+                           p.ldc, p.accumulate);
+        }
+    });
+}
+
+template void gemm_blocked<float>(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t,
+                                  int64_t, float*, int64_t, bool);
+template void gemm_blocked<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*,
+                                   int64_t, int64_t, double*, int64_t, bool);
+
+}  // namespace attnlab::detail
