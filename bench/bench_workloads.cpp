@@ -1,0 +1,179 @@
+// bench_workloads.cpp — attnlab on the workloads of ../shared/bench/BENCHMARKS.md,
+// defined exactly as torch_peer.py defines them, so the two can be divided:
+//
+//   W1 toy MHA: d_model 64, 4 heads, x (1, 6, 64); forward + backward of out.sum(), grads reset
+//   W2 mid MHA: d_model 128, 8 heads, x (8, 128, 128); same
+//   W3 attention forward, B 1, H 8, d_k 64, T in {64 ... 2048}: softmax(QKᵀ/√d_k)V, no grad
+//   W4 toy causal LM training step (vocab 64, d 64, 4 heads, 2 layers, T 32, batch 16, AdamW 3e-4)
+//   W6 greedy generation of 256 tokens from a 1-token prompt with the W4 model, recomputing
+//      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
+//
+// Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
+// to ~0.15 s, 7 repetitions, the median per call. Usage:
+//   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "autograd/node.hpp"
+#include "nn/loss.hpp"
+#include "nn/optim.hpp"
+#include "nn/transformer.hpp"
+#include "tensor/fileio.hpp"
+#include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
+
+using namespace attnlab;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Result {
+    std::string name;
+    double median_ms, min_ms, max_ms;
+    std::string extra;
+};
+
+std::vector<double> time_calls(const std::function<void()>& fn, int reps = 7, double rep_seconds = 0.15) {
+    auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    auto t0 = Clock::now();
+    int n = 0;
+    while (n < 3 || seconds_since(t0) < 0.2) fn(), ++n;  // warm-up: caches, allocator, thread pool
+    const double per_call = seconds_since(t0) / n;
+    const int inner = std::max(1, static_cast<int>(rep_seconds / std::max(per_call, 1e-9)));
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+        auto t = Clock::now();
+        for (int i = 0; i < inner; ++i) fn();
+        ms.push_back(seconds_since(t) * 1e3 / inner);
+    }
+    return ms;
+}
+
+Result summarise(const std::string& name, std::vector<double> ms, const std::string& extra = "") {
+    std::sort(ms.begin(), ms.end());
+    Result r{name, ms[ms.size() / 2], ms.front(), ms.back(), extra};
+    std::printf("%s: %.4f ms (%.4f..%.4f)%s%s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms,
+                extra.empty() ? "" : "  ", extra.c_str());
+    std::fflush(stdout);
+    return r;
+}
+
+Result mha_fwd_bwd(const std::string& name, std::int64_t d, std::int64_t h, const Shape& shape) {
+    manual_seed(0);
+    nn::MultiHeadAttention mha(d, h);
+    Tensor x = randn(shape).requires_grad_();
+    return summarise(name, time_calls([&] {
+        x.zero_grad();
+        mha.zero_grad();
+        mha.forward(x).output.sum().backward();
+    }));
+}
+
+nn::TransformerConfig w4_config() {
+    nn::TransformerConfig c;
+    c.vocab_size = 64, c.d_model = 64, c.n_heads = 4, c.n_layers = 2, c.context = 32, c.causal = true;
+    return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int threads = 1;
+    std::string only = ".*", json_path;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--threads" && i + 1 < argc) threads = std::stoi(argv[++i]);
+        else if (a == "--only" && i + 1 < argc) only = argv[++i];
+        else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: %s [--threads N] [--only REGEX] [--json PATH]\n", argv[0]);
+            return 2;
+        }
+    }
+    set_num_threads(threads);
+    const std::regex want(only);
+    std::printf("# attnlab threads=%d\n", threads);
+    std::vector<Result> results;
+
+    if (std::regex_search("toy_mha_fwd_bwd", want)) results.push_back(mha_fwd_bwd("toy_mha_fwd_bwd", 64, 4, {1, 6, 64}));
+    if (std::regex_search("mid_mha_fwd_bwd", want)) results.push_back(mha_fwd_bwd("mid_mha_fwd_bwd", 128, 8, {8, 128, 128}));
+
+    for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) {
+        const std::string name = "attn_fwd_T" + std::to_string(T);
+        if (!std::regex_search(name, want)) continue;
+        manual_seed(0);
+        Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64});
+        NoGradGuard no_grad;
+        auto ms = time_calls([&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); }, 7, T >= 1024 ? 0.0 : 0.15);
+        const double flops = 2.0 * 2.0 * 8 * static_cast<double>(T) * T * 64;  // QKᵀ and weights·V
+        char extra[64];
+        std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (ms[ms.size() / 2] * 1e6));
+        results.push_back(summarise(name, ms, extra));
+    }
+
+    if (std::regex_search("toy_lm_train_step", want)) {
+        nn::Transformer model(w4_config(), 0);
+        nn::AdamW opt(model.named_parameters(), 3e-4);
+        Generator gen(1234);
+        Tensor ids = randint(0, 64, {16, 33}, gen);
+        Tensor x = ids.narrow(1, 0, 32).contiguous(), y = ids.narrow(1, 1, 32).contiguous();
+        double loss = 0;
+        auto step = [&] {
+            opt.zero_grad();
+            Tensor l = nn::cross_entropy(model.forward(x), y);
+            l.backward();
+            opt.step();
+            loss = l.item();
+        };
+        for (int i = 0; i < 10; ++i) step();
+        std::vector<double> ms;
+        for (int i = 0; i < 50; ++i) {
+            auto t = Clock::now();
+            step();
+            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+        }
+        char extra[96];
+        std::vector<double> sorted = ms;
+        std::sort(sorted.begin(), sorted.end());
+        std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
+                      static_cast<long long>(model.parameter_count()), loss, 16 * 32 / (sorted[25] / 1e3));
+        results.push_back(summarise("toy_lm_train_step", ms, extra));
+    }
+
+    if (std::regex_search("generate_256", want)) {
+        nn::Transformer model(w4_config(), 0);
+        model.eval();
+        NoGradGuard no_grad;
+        std::vector<std::int64_t> tokens;
+        auto generate = [&] {
+            tokens.assign(1, 0);
+            for (int i = 0; i < 256; ++i) {
+                const std::int64_t start = std::max<std::int64_t>(0, static_cast<std::int64_t>(tokens.size()) - 32);
+                std::vector<std::int64_t> window(tokens.begin() + start, tokens.end());
+                Tensor logits = model.forward(from_vector(window, {1, static_cast<std::int64_t>(window.size())}));
+                tokens.push_back(static_cast<std::int64_t>(argmax(logits.select(1, -1), -1).item()));
+            }
+        };
+        auto ms = time_calls(generate, 7, 0.0);
+        char extra[64];
+        std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", ms[ms.size() / 2] / 256);
+        results.push_back(summarise("generate_256", ms, extra));
+    }
+
+    if (!json_path.empty()) {
+        std::string j = "{\"threads\": " + std::to_string(threads) + ", \"results\": [";
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f}",
+                          i ? ", " : "", results[i].name.c_str(), results[i].median_ms, results[i].min_ms, results[i].max_ms);
+            j += buf;
+        }
+        write_file_atomic(json_path, j + "]}\n");
+    }
+    return 0;
+}
