@@ -71,6 +71,14 @@ public:
     std::int64_t max_words() const { return longest_[static_cast<std::size_t>(start_)]; }
 
     // ---- the automaton, one move at a time (the tables every other function reads) ----
+    struct Move {
+        std::int64_t token;
+        int next;     // the state after the token (start() after <eos>)
+        double prob;  // P(token | state), > 0
+    };
+    // The tokens that can follow `state`, with their probabilities: the nonzero
+    // entries of probs(state), in token order.
+    std::span<const Move> moves(int state) const { return moves_[static_cast<std::size_t>(state)]; }
     // P(token | state) for every token id, <eos> included; specials other than <eos> are 0.
     std::span<const double> probs(int state) const {
         return {probs_.data() + static_cast<std::size_t>(state) * V_, V_};
@@ -101,11 +109,6 @@ public:
 
 private:
     friend class GrammarBuilder;
-    struct Move {
-        std::int64_t token;
-        int next;  // start() for <eos>
-        double prob;
-    };
     std::string describe_failure(std::span<const std::int64_t> prefix, std::size_t pos, int state) const;
 
     Vocab vocab_;
