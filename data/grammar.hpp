@@ -10,7 +10,9 @@
 // instead of with zero.
 //
 // The language itself — its words, states and probabilities — is written out as
-// rules in data/toy_grammar.cpp; toy_grammar() returns it.
+// rules in data/toy_grammar.cpp; toy_grammar() returns it. Its vocabulary was made to
+// cover the seed documents' example sentences (rather than dropping the sentences that
+// used other words), so every one of them is in data/toy_sequences.txt.
 //
 // Conventions. A *sentence* is a sequence of word ids (no special tokens); it ends
 // with an implicit <eos>, whose probability is part of the sentence's probability.

@@ -19,7 +19,7 @@
 //     which may be six words back;
 //   * subject → pronoun: "... because it was" / "because they were" refers to the
 //     subject (the seed's "the animal didn't cross the street because it was too
-//     tired"), past the object and any prepositional phrases, up to 15 words back.
+//     tired"), past the object and any prepositional phrases, up to 14 words back.
 // Past-tense verbs (sat, saw, ...) and "didn't" do not agree, as in English, so the
 // subject's number must be carried across them to reach the pronoun.
 //
@@ -28,9 +28,12 @@
 // once it is known, and inside a noun phrase which number the determiner allows and
 // which adjectives came. That is 87 states.
 //
-// Every sentence the seeds use whose words fit this vocabulary is in
-// data/toy_sequences.txt, and a test checks the grammar can emit each one. Seed
-// sentences with words outside it ("the cat sat") are not sentences here.
+// The vocabulary was chosen to cover the seeds' English example sentences ("animal",
+// "street", "didn't", "cross", "because", "it", "was", "too", "tired", "comfortable",
+// "quick", "brown", "fox", "jumps", "high" are here for them), so all of them are in
+// data/toy_sequences.txt, and a test checks the grammar can emit each one. Left out:
+// the French "le chat s'est assis sur le tapis", and fragments under four words
+// ("the cat sat", which the grammar does emit).
 #include "data/grammar.hpp"
 
 #include <array>
