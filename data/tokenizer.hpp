@@ -1,0 +1,60 @@
+// tokenizer.hpp — text to token ids and back, at two granularities.
+//
+// WordTokenizer: for the toy grammar's sentences. Words are separated by whitespace
+// and looked up in a Vocab (data/vocab.hpp); a word outside it is an error, never a
+// silent <unk> — the grammar's floor is only exact for words the grammar knows.
+//
+// CharTokenizer: for any UTF-8 text file. One token per Unicode code point (not per
+// byte, so 'é' is one token, as a reader would count it). The vocabulary is the set
+// of code points the file contains, sorted, after <pad> at id 0.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "data/vocab.hpp"
+
+namespace attnlab::data {
+
+class WordTokenizer {
+public:
+    explicit WordTokenizer(Vocab vocab) : vocab_(std::move(vocab)) {}
+    const Vocab& vocab() const { return vocab_; }
+    // Throws ValueError listing every unknown word (each once, in order of appearance).
+    std::vector<std::int64_t> encode(std::string_view text) const;
+    // Words joined by single spaces; special tokens appear by name ("<eos>", "[MASK]").
+    std::string decode(std::span<const std::int64_t> ids) const;
+
+private:
+    Vocab vocab_;
+};
+
+class CharTokenizer {
+public:
+    static constexpr std::int64_t kPad = 0;
+
+    // Reads the file with attnlab::read_file. Throws IOError naming the file and the
+    // byte offset of the first ill-formed UTF-8 sequence.
+    static CharTokenizer from_file(const std::string& path);
+    // The same from text in memory; `source` names it in errors.
+    static CharTokenizer from_text(std::string_view text, const std::string& source = "text");
+
+    std::int64_t size() const { return static_cast<std::int64_t>(chars_.size()) + 1; }  // with <pad>
+    const std::vector<char32_t>& code_points() const { return chars_; }  // id i + 1 is chars_[i]
+
+    // Throws ValueError naming a character the vocabulary lacks (and its byte offset),
+    // or the offset of ill-formed UTF-8 in the text.
+    std::vector<std::int64_t> encode(std::string_view text) const;
+    // <pad> decodes to nothing; an id outside [0, size()) throws ValueError.
+    std::string decode(std::span<const std::int64_t> ids) const;
+
+private:
+    static CharTokenizer from_code_points(const std::vector<char32_t>& text);
+    std::vector<char32_t> chars_;
+    std::unordered_map<char32_t, std::int64_t> ids_;
+};
+
+}  // namespace attnlab::data

@@ -1,0 +1,101 @@
+// test_tokenizers.cpp — Vocab, the word and character tokenizers, strict UTF-8.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "data/grammar.hpp"
+#include "data/tokenizer.hpp"
+#include "data/utf8.hpp"
+#include "tensor/error.hpp"
+#include "tensor/fileio.hpp"
+
+using namespace attnlab;
+using namespace attnlab::data;
+
+namespace {
+
+std::string temp_file(const std::string& name, const std::string& bytes) {
+    const std::string path = std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/data_" + name;
+    write_file_atomic(path, bytes);
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("Vocab: specials at fixed ids, words after, both directions", "[data][tokenizer]") {
+    const Vocab v({"the", "cat"});
+    CHECK(v.size() == 6);
+    CHECK(v.word(Vocab::kPad) == "<pad>");
+    CHECK(v.word(Vocab::kBos) == "<bos>");
+    CHECK(v.word(Vocab::kEos) == "<eos>");
+    CHECK(v.word(Vocab::kMask) == "[MASK]");
+    CHECK(v.id("the") == Vocab::kFirstWord);
+    CHECK(v.word(v.id("cat")) == "cat");
+    CHECK_FALSE(v.is_word(Vocab::kEos));
+    CHECK_THROWS_WITH(v.id("dog"), Catch::Contains("'dog'"));
+    CHECK_THROWS_WITH(v.word(6), Catch::Contains("id 6"));
+    CHECK_THROWS_WITH(Vocab({"cat", "cat"}), Catch::Contains("'cat'") && Catch::Contains("twice"));
+    CHECK_THROWS_AS(Vocab({"<eos>"}), ValueError);
+    CHECK_THROWS_AS(Vocab({"two words"}), ValueError);
+}
+
+TEST_CASE("WordTokenizer round-trips and lists every unknown word", "[data][tokenizer]") {
+    const WordTokenizer tok(toy_grammar().vocab());
+    const std::vector<std::int64_t> ids = tok.encode("the cat  sat on\tthe mat\n");
+    REQUIRE(ids.size() == 6);
+    CHECK(ids[0] == ids[4]);  // "the" twice, one id
+    CHECK(tok.decode(ids) == "the cat sat on the mat");
+    CHECK(tok.decode(std::vector<std::int64_t>{Vocab::kBos, ids[1], Vocab::kMask}) == "<bos> cat [MASK]");
+    CHECK_THROWS_WITH(tok.encode("the zebra sat on the kangaroo near the zebra"),
+                      Catch::Contains("'zebra', 'kangaroo'") && !Catch::Contains("'zebra', 'kangaroo', 'zebra'"));
+}
+
+TEST_CASE("strict UTF-8: every ill-formed sequence is found at its offset", "[data][tokenizer][utf8]") {
+    const Utf8Result good = decode_utf8("a\xC3\xA9\xE2\x9C\x93\xF0\x9F\x98\x80");  // a é ✓ 😀
+    REQUIRE(good.ok);
+    CHECK(good.code_points == std::vector<char32_t>{U'a', U'\u00E9', U'\u2713', U'\U0001F600'});
+    std::string round;
+    for (char32_t c : good.code_points) append_utf8(round, c);
+    CHECK(round == "a\xC3\xA9\xE2\x9C\x93\xF0\x9F\x98\x80");
+
+    struct Bad {
+        std::string bytes;
+        std::size_t offset;
+        const char* why;
+    };
+    for (const Bad& bad : {Bad{"ab\xFF", 2, "cannot start"},            // never valid
+                           Bad{"a\x80", 1, "cannot start"},             // a stray continuation byte
+                           Bad{"xy\xC3(", 2, "should continue"},        // lead byte, then not a continuation
+                           Bad{"abc\xE2\x9C", 3, "ends inside"},        // truncated at the end
+                           Bad{"\xC0\xAF", 0, "overlong"},              // '/' in two bytes
+                           Bad{"ok\xED\xA0\x80", 2, "surrogate"},       // U+D800
+                           Bad{"\xF4\x90\x80\x80", 0, "U+10FFFF"}}) {  // one past the last code point
+        const Utf8Result r = decode_utf8(bad.bytes);
+        INFO(bad.why);
+        CHECK_FALSE(r.ok);
+        CHECK(r.error_offset == bad.offset);
+        CHECK_THAT(r.error, Catch::Contains(bad.why));
+    }
+}
+
+TEST_CASE("CharTokenizer: sorted code points of the file, encode/decode, errors named", "[data][tokenizer][char]") {
+    const std::string text = "b\xC3\xA9" "a b\n\xE2\x9C\x93";  // "béa b\n✓"
+    const std::string path = temp_file("chars.txt", text);
+    const CharTokenizer tok = CharTokenizer::from_file(path);
+    CHECK(tok.code_points() == std::vector<char32_t>{U'\n', U' ', U'a', U'b', U'\u00E9', U'\u2713'});
+    CHECK(tok.size() == 7);  // with <pad>
+    const std::vector<std::int64_t> ids = tok.encode(text);
+    CHECK(ids.size() == 7);  // characters, not bytes
+    CHECK(ids[0] == 4);      // 'b' is the fourth code point, after <pad>
+    CHECK(tok.decode(ids) == text);
+    CHECK(tok.decode(std::vector<std::int64_t>{CharTokenizer::kPad, 3, CharTokenizer::kPad}) == "a");
+    CHECK_THROWS_WITH(tok.encode("ab\xC3\xA9z"), Catch::Contains("'z' (U+007A)") && Catch::Contains("byte offset 4"));
+    CHECK_THROWS_WITH(tok.encode("a\t"), Catch::Contains("U+0009"));
+    CHECK_THROWS_WITH(tok.decode(std::vector<std::int64_t>{7}), Catch::Contains("id 7"));
+    CHECK_THROWS_AS(tok.encode("a\xFF"), ValueError);
+
+    const std::string bad = temp_file("bad_utf8.txt", "hello\n\xE2\x9C");
+    CHECK_THROWS_AS(CharTokenizer::from_file(bad), IOError);
+    CHECK_THROWS_WITH(CharTokenizer::from_file(bad), Catch::Contains(bad) && Catch::Contains("byte offset 6"));
+    CHECK_THROWS_AS(CharTokenizer::from_file(path + ".missing"), IOError);
+}
