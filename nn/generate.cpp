@@ -1,0 +1,65 @@
+// generate.cpp — see generate.hpp.
+#include "nn/generate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "autograd/node.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::nn {
+
+std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Generator& gen) {
+    const std::vector<double> z = logits.to_vector<double>();
+    const std::size_t V = z.size();
+    std::vector<std::size_t> order(V);
+    std::iota(order.begin(), order.end(), 0);
+    // Ties go to the lower id, as argmax does, so greedy decoding is reproducible.
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return z[a] > z[b]; });
+    if (o.temperature == 0) return static_cast<std::int64_t>(order[0]);
+    const std::size_t k = o.top_k > 0 ? std::min<std::size_t>(V, static_cast<std::size_t>(o.top_k)) : V;
+    std::vector<double> p(k);
+    for (std::size_t i = 0; i < k; ++i) p[i] = std::exp((z[order[i]] - z[order[0]]) / o.temperature);
+    const double total = std::accumulate(p.begin(), p.end(), 0.0);
+    double u = gen.uniform() * total;
+    for (std::size_t i = 0; i < k; ++i)
+        if ((u -= p[i]) < 0) return static_cast<std::int64_t>(order[i]);
+    return static_cast<std::int64_t>(order[k - 1]);  // u landed on the rounding edge
+}
+
+Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& o) {
+    if (prompt.empty()) throw ValueError("generate: the prompt is empty");
+    if (!model.config().causal) throw ValueError("generate: the model is bidirectional; generation needs a causal model");
+    const std::int64_t context = model.config().context;
+    if (static_cast<std::int64_t>(prompt.size()) > context)
+        throw ValueError("generate: the prompt has " + std::to_string(prompt.size()) + " tokens, more than the context of " +
+                         std::to_string(context));
+    const auto t0 = std::chrono::steady_clock::now();
+    NoGradGuard no_grad;
+    const bool was_training = model.is_training();
+    model.eval();
+    Generator gen(o.seed);
+    Generation out;
+    std::vector<std::int64_t> seq = prompt;
+    std::vector<KVCache> caches = model.make_caches();
+    std::vector<std::int64_t> feed = prompt;  // what the next forward must process
+    while (static_cast<std::int64_t>(out.tokens.size()) < o.max_new_tokens && static_cast<std::int64_t>(seq.size()) < context) {
+        if (!o.use_kv_cache) feed = seq;
+        Tensor logits = model.forward(from_vector(feed, {1, static_cast<std::int64_t>(feed.size())}), Mask(),
+                                      o.use_kv_cache ? &caches : nullptr);
+        Tensor last = logits.select(0, 0).select(0, -1).contiguous();  // [V]: the distribution of the next token
+        const std::int64_t next = choose_token(last, o, gen);
+        out.tokens.push_back(next);
+        out.logits.push_back(last);
+        seq.push_back(next);
+        feed = {next};
+        if (next == o.stop_token) break;
+    }
+    model.train(was_training);
+    out.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+}  // namespace attnlab::nn

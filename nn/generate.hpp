@@ -1,0 +1,37 @@
+// generate.hpp — autoregressive decoding with a causal Transformer.
+//
+// Seed 000, Phase 4: start from the prompt, predict the next token, append it,
+// repeat. With the KV cache (the default) the prompt is run once and each later
+// step feeds only the newest token: every layer keeps the keys and values of the
+// positions it has seen, so a step costs O(T) instead of recomputing O(T²).
+// Without it, every step recomputes the whole prefix; both give the same tokens.
+// Generation stops at stop_token, after max_new_tokens, or when the model's
+// context (its learned positions) is full.
+#pragma once
+#include <vector>
+
+#include "nn/transformer.hpp"
+
+namespace attnlab::nn {
+
+struct GenerateOptions {
+    std::int64_t max_new_tokens = 20;
+    double temperature = 0;    // 0: greedy argmax; otherwise sample from softmax(logits / temperature)
+    std::int64_t top_k = 0;    // > 0: sample among the k most likely tokens only
+    std::uint64_t seed = 0;    // sampling stream
+    bool use_kv_cache = true;
+    std::int64_t stop_token = -1;  // e.g. <eos>; included in the output when produced
+};
+
+struct Generation {
+    std::vector<std::int64_t> tokens;  // the new tokens only
+    std::vector<Tensor> logits;        // the [V] logits each new token was chosen from
+    double milliseconds = 0;
+};
+
+Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& options = {});
+
+// The choice rule on one row of logits [V] (greedy, or sampled with temperature and top-k).
+std::int64_t choose_token(const Tensor& logits, const GenerateOptions& options, Generator& gen);
+
+}  // namespace attnlab::nn
