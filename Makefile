@@ -58,7 +58,7 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan bench plots-demo help clean
+.PHONY: all build programs test debug asan bench plots-demo train help clean
 .DEFAULT_GOAL := all
 
 ## all         build, then run every phase program and demo, writing out/ (the main job)
@@ -86,6 +86,12 @@ asan:
 ## bench       run the benchmarks (W5 matmul GFLOP/s); JSON goes to out/bench/
 bench: $(B)/bench_matmul
 	$(B)/bench_matmul
+
+## train       train the three toy models into out/checkpoints/ (make -j2 train runs two at once)
+CHECKPOINTS := $(addprefix out/checkpoints/,causal_model.safetensors single_head_model.safetensors multi_head_model.safetensors)
+train: $(CHECKPOINTS)
+out/checkpoints/%_model.safetensors: | $(B)/tinygpt
+	$(B)/tinygpt train --model $(subst _,-,$*) --out $@
 
 ## plots-demo  draw one SVG + PNG of every chart type (and a GIF) into out/plots_demo/
 plots-demo: $(B)/plots_demo

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 
 #include "autograd/node.hpp"
@@ -137,6 +138,32 @@ std::string curve_up_to(const std::string& csv, std::int64_t last) {
 }
 
 }  // namespace
+
+TrainConfig standard_config(const std::string& name) {
+    TrainConfig c;
+    if (name == "causal_model") {
+        c.model = "causal", c.steps = 600, c.batch = 16;
+    } else if (name == "single_head_model" || name == "multi_head_model") {
+        // Masked-token prediction learns from ~15% of the tokens only: bigger batches, more steps.
+        c.model = name == "single_head_model" ? "single-head" : "multi-head";
+        c.n_heads = name == "single_head_model" ? 1 : 4;
+        c.steps = 1000, c.batch = 32;
+    } else {
+        throw ValueError("standard_config: unknown model '" + name + "' (causal_model, single_head_model, multi_head_model)");
+    }
+    return c;
+}
+
+LoadedCheckpoint load_or_train(const std::string& name, const std::string& dir) {
+    const std::string path = dir + "/" + name + ".safetensors";
+    if (!std::filesystem::exists(path)) {
+        std::printf("%s is missing: training it first (as `make train` does)\n", path.c_str());
+        TrainConfig c = standard_config(name);
+        c.out = path;
+        train(c);
+    }
+    return load_checkpoint(path);
+}
 
 std::vector<std::string> grammar_vocab() {
     const auto& v = data::toy_grammar().vocab();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/checkpoint.hpp"
 #include "nn/transformer.hpp"
 
 namespace attnlab::nn {
@@ -76,6 +77,18 @@ TrainResult train(const TrainConfig& config);
 // validation batches of its task (T = the model's context).
 Evaluation evaluate(Transformer& model, const std::string& kind, std::int64_t batch = 16, std::int64_t n_batches = 8,
                     double mask_prob = 0.15);
+
+// The three models of `make train` (out/checkpoints/<name>.safetensors):
+//   causal_model       TinyGPT, d_model 64, 4 heads, 2 layers, next-token prediction
+//   single_head_model  bidirectional, 1 head, masked-token prediction
+//   multi_head_model   bidirectional, 4 heads, masked-token prediction
+// standard_config gives the exact recipe; tinygpt train uses it for its defaults.
+inline const std::vector<std::string> kStandardModels{"causal_model", "single_head_model", "multi_head_model"};
+TrainConfig standard_config(const std::string& name);
+
+// Loads dir/<name>.safetensors, training it first (with standard_config) if it is
+// missing — so a phase program works from a clean checkout.
+LoadedCheckpoint load_or_train(const std::string& name, const std::string& dir = "out/checkpoints");
 
 // The grammar's vocabulary as token strings (id -> text).
 std::vector<std::string> grammar_vocab();

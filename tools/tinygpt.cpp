@@ -40,12 +40,12 @@ const char* kTrainUsage =
     "usage: tinygpt train [options]\n"
     "  --model causal|single-head|multi-head  task and model (default causal = TinyGPT)\n"
     "  --corpus FILE     train a causal model on the characters of a UTF-8 file instead\n"
-    "  --steps N         optimizer steps (default 1500)\n"
+    "  --steps N         optimizer steps (default: causal 600, masked-token models 1000)\n"
     "  --d-model D       model width (default 64)\n"
     "  --heads H         attention heads (default 4; single-head uses 1)\n"
     "  --layers L        transformer blocks (default 2)\n"
     "  --context T       tokens per row, the model's context (default 32)\n"
-    "  --batch B         rows per batch (default 16)\n"
+    "  --batch B         rows per batch (default: causal 16, masked-token models 32)\n"
     "  --lr X            peak learning rate, AdamW with warm-up + cosine (default 0.003)\n"
     "  --seed S          seed for weights and data (default 0)\n"
     "  --out PATH        checkpoint to write (default out/checkpoints/<model>_model.safetensors)\n"
@@ -127,10 +127,11 @@ private:
 };
 
 int cmd_train(const Args& a) {
-    nn::TrainConfig c;
-    c.model = a.str("--model", "causal");
-    if (c.model != "causal" && c.model != "single-head" && c.model != "multi-head")
-        throw UsageError("--model must be causal, single-head or multi-head, got '" + c.model + "'");
+    const std::string model = a.str("--model", "causal");
+    if (model != "causal" && model != "single-head" && model != "multi-head")
+        throw UsageError("--model must be causal, single-head or multi-head, got '" + model + "'");
+    // Defaults: the recipe `make train` uses for that model.
+    nn::TrainConfig c = nn::standard_config(model == "causal" ? "causal_model" : model == "single-head" ? "single_head_model" : "multi_head_model");
     c.corpus = a.str("--corpus");
     c.steps = a.integer("--steps", c.steps, 1);
     c.d_model = a.integer("--d-model", c.d_model, 1);
