@@ -1,0 +1,69 @@
+// phase_common.hpp — the few things every phase program does the same way:
+// announce sections, turn tensors into chart data, encode the toy sentence,
+// save figures (SVG + PNG) and metrics.json into out/phaseN/.
+//
+// Header-only on purpose: each phase stays one readable program, and this file
+// only removes repetition that would distract from the seed's narrative.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "data/grammar.hpp"
+#include "data/tokenizer.hpp"
+#include "plots/chart_input.hpp"
+#include "plots/save.hpp"
+#include "tensor/json.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::phase {
+
+inline const std::string kToySentence = "the cat sat on the mat";
+
+// A numbered section heading, like the seed's steps.
+inline void section(const std::string& title) { std::printf("\n=== %s ===\n", title.c_str()); }
+
+// A [R, C] tensor as rows of doubles, the plotter's input.
+inline plots::Matrix to_matrix(const Tensor& t) {
+    if (t.dim() != 2) throw ShapeError("to_matrix: expected a 2-D tensor, got " + t.shape().str());
+    plots::Matrix m(static_cast<std::size_t>(t.size(0)));
+    const std::vector<double> v = t.to_vector<double>();
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m[i].assign(v.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(t.size(1))),
+                    v.begin() + static_cast<std::ptrdiff_t>((i + 1) * static_cast<std::size_t>(t.size(1))));
+    return m;
+}
+
+inline std::vector<double> to_values(const Tensor& t) { return t.to_vector<double>(); }
+
+// Words -> token ids of the toy grammar (without <bos>), and back to their words.
+inline std::vector<std::int64_t> encode(const std::string& text) {
+    return data::WordTokenizer(data::toy_grammar().vocab()).encode(text);
+}
+inline std::vector<std::string> words(const std::string& text) {
+    std::vector<std::string> out;
+    for (std::int64_t id : encode(text)) out.push_back(data::toy_grammar().vocab().word(id));
+    return out;
+}
+
+// Where one phase writes: figures as <dir>/<name>.svg + .png, numbers in <dir>/metrics.json.
+class Output {
+public:
+    explicit Output(std::string dir) : dir_(std::move(dir)), metrics_(Json::object()) {}
+    const std::string& dir() const { return dir_; }
+    Json& metrics() { return metrics_; }
+    void figure(const plots::Figure& fig, const std::string& name) {
+        plots::save(fig, dir_ + "/" + name);
+        std::printf("  wrote %s/%s.svg and .png\n", dir_.c_str(), name.c_str());
+    }
+    void save_metrics() {
+        save_json(dir_ + "/metrics.json", metrics_);
+        std::printf("  wrote %s/metrics.json\n", dir_.c_str());
+    }
+
+private:
+    std::string dir_;
+    Json metrics_;
+};
+
+}  // namespace attnlab::phase
