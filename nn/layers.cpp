@@ -38,9 +38,7 @@ LayerNorm::LayerNorm(std::int64_t dim, double eps_) : eps(eps_) {
 Tensor LayerNorm::forward(const Tensor& x) const {
     if (x.dim() == 0 || x.size(-1) != weight.size(0))
         throw ShapeError("LayerNorm: input " + x.shape().str() + " does not end in " + std::to_string(weight.size(0)));
-    Tensor centered = x - x.mean(-1, true);
-    Tensor variance = var(x, -1, true, /*correction=*/0);  // biased, as PyTorch's layer_norm
-    return centered / sqrt(variance + eps) * weight + bias;
+    return layer_norm(x, weight, bias, eps);
 }
 
 Dropout::Dropout(double p_, std::uint64_t seed) : p(p_), gen_(seed) {

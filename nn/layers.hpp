@@ -28,7 +28,13 @@ public:
 };
 
 // y = (x − mean) / √(var + eps) · weight + bias over the last dim (biased variance,
-// as PyTorch). weight = 1, bias = 0 at init.
+// as PyTorch). layer_norm is one fused op with a hand-written backward (nn/layer_norm.cpp);
+// layer_norm_reference is the same formula composed from tensor ops, the readable
+// version the fused one is tested against.
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5);
+Tensor layer_norm_reference(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5);
+
+// weight = 1, bias = 0 at init.
 class LayerNorm : public Module {
 public:
     explicit LayerNorm(std::int64_t dim, double eps = 1e-5);

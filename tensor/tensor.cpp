@@ -6,19 +6,14 @@
 #include <new>
 
 #include "autograd/node.hpp"
+#include "tensor/allocator.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab {
 
-static constexpr std::size_t kAlign = 64;
+Storage::Storage(std::size_t n) : data(allocate_storage(n)), nbytes(n) {}  // n = 0 still gets a unique pointer
 
-Storage::Storage(std::size_t n) : data(nullptr), nbytes(n) {
-    // Round up so that a zero-sized tensor still gets a valid, unique pointer.
-    std::size_t bytes = (n + kAlign - 1) / kAlign * kAlign;
-    data = ::operator new(bytes ? bytes : kAlign, std::align_val_t(kAlign));
-}
-
-Storage::~Storage() { ::operator delete(data, std::align_val_t(kAlign)); }
+Storage::~Storage() { release_storage(data, nbytes); }
 
 // ---- what it is --------------------------------------------------------------------
 

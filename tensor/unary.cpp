@@ -100,20 +100,25 @@ Tensor relu(const Tensor& x) {
 
 Tensor gelu(const Tensor& x) {
     // GELU(x) = x·Φ(x) = ½x(1 + erf(x/√2)), the exact form (PyTorch's approximate='none').
-    Tensor out = unary_map("gelu", x, [](auto v) {
-        using T = decltype(v);
-        return T(0.5) * v * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
+    // GELU'(x) = Φ(x) + x·φ(x), φ the standard normal density. When a gradient will be
+    // needed, the derivative is computed in the same pass: erf is the expensive part,
+    // and this way it is evaluated once per element, not once forward and once backward.
+    const bool want_grad = needs_grad({x});
+    Tensor xc = contiguous(x);
+    Tensor out = empty(x.shape(), x.dtype());
+    Tensor deriv = want_grad ? empty(x.shape(), x.dtype()) : Tensor();
+    dispatch_float(x.dtype(), "gelu", [&]<typename T>(T) {
+        const T* px = xc.data_ptr<T>();
+        T* py = out.data_ptr<T>();
+        T* pd = want_grad ? deriv.data_ptr<T>() : nullptr;
+        for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
+            const T v = px[i];
+            const T cdf = T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
+            py[i] = v * cdf;
+            if (pd) pd[i] = cdf + v * std::exp(T(-0.5) * v * v) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+        }
     });
-    record(out, "gelu", {x}, [x](const Tensor& g) -> Grads {
-        // GELU'(x) = Φ(x) + x·φ(x), φ the standard normal density
-        Tensor d = unary_map("gelu", x, [](auto v) {
-            using T = decltype(v);
-            T cdf = T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
-            T pdf = std::exp(T(-0.5) * v * v) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
-            return cdf + v * pdf;
-        });
-        return {mul(g, d)};
-    });
+    record(out, "gelu", {x}, [deriv](const Tensor& g) -> Grads { return {mul(g, deriv)}; });
     return out;
 }
 

@@ -82,3 +82,22 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, MLP", "[nn][layers][gradchec
     mlp.to(kFloat64);
     check_gradients([&](const std::vector<Tensor>& x) { return mlp.forward(x[0]); }, with_params({input({3, 4})}, mlp));
 }
+
+TEST_CASE("fused layer_norm equals the composed reference, forward and backward", "[nn][layers][layernorm]") {
+    Generator g(8);
+    Tensor x = uniform({3, 5, 16}, -2, 2, kFloat64, g), w = uniform({16}, 0.5, 1.5, kFloat64, g), b = uniform({16}, -1, 1, kFloat64, g);
+    Tensor r = randn({3, 5, 16}, kFloat64, g);
+    std::vector<Tensor> fused{x.clone().requires_grad_(), w.clone().requires_grad_(), b.clone().requires_grad_()};
+    std::vector<Tensor> ref{x.clone().requires_grad_(), w.clone().requires_grad_(), b.clone().requires_grad_()};
+    Tensor yf = layer_norm(fused[0], fused[1], fused[2]), yr = layer_norm_reference(ref[0], ref[1], ref[2]);
+    CHECK_THAT(yf, IsCloseTo(yr, 1e-12));
+    (yf * r).sum().backward();
+    (yr * r).sum().backward();
+    for (int i = 0; i < 3; ++i) {
+        INFO("input " << i);
+        CHECK_THAT(fused[static_cast<std::size_t>(i)].grad(), IsCloseTo(ref[static_cast<std::size_t>(i)].grad(), 1e-12));
+    }
+    check_gradients([](const std::vector<Tensor>& v) { return layer_norm(v[0], v[1], v[2]); },
+                    {input({4, 6}), input({6}), input({6})});
+    CHECK_THROWS_WITH(layer_norm(zeros({2, 5}), ones({4}), zeros({4})), Catch::Contains("[2, 5]") && Catch::Contains("[4]"));
+}

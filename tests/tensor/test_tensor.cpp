@@ -3,6 +3,7 @@
 
 #include "tests/support/tensor_matchers.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/allocator.hpp"
 #include "tensor/rng.hpp"
 
 using namespace attnlab;
@@ -127,4 +128,19 @@ TEST_CASE("the generator is deterministic and has the right moments", "[tensor][
     Tensor r = randint(3, 7, {10000}, gen);
     CHECK(max(r.to(kFloat64)).item() == 6.0);
     CHECK(min(r.to(kFloat64), 0).values.item() == 3.0);
+}
+
+TEST_CASE("large storage blocks are recycled, small ones are not", "[tensor][allocator]") {
+    const std::size_t before = cached_storage_bytes();
+    void* first = nullptr;
+    {
+        Tensor big = empty({64 * 1024});  // 256 KiB
+        first = big.impl()->storage->data;
+    }
+    CHECK(cached_storage_bytes() == before + 256 * 1024);
+    Tensor again = empty({64 * 1024});
+    CHECK(again.impl()->storage->data == first);  // the same block, no new pages to fault in
+    CHECK(cached_storage_bytes() == before);
+    Tensor z = zeros({64 * 1024});  // zeros() must still zero a recycled block
+    CHECK(z.sum().item() == 0.0);
 }

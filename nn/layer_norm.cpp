@@ -1,0 +1,76 @@
+// layer_norm.cpp — LayerNorm as one fused op, and the composed reference.
+//
+// Per row x of width d:   μ = mean(x),  r = 1/√(var(x) + eps),  x̂ = (x − μ)·r,
+//                          y = x̂ ⊙ w + b
+// Backward, with ĝ = g ⊙ w:
+//   dx = r · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))      (the normalisation's Jacobian, per row)
+//   dw = Σ_rows g ⊙ x̂,   db = Σ_rows g
+// The composed version needs ~10 ops forward and ~25 backward; the fused one reads
+// each row twice forward and twice backward (a third of a toy training step saved).
+#include <cmath>
+
+#include "autograd/node.hpp"
+#include "nn/layers.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::nn {
+
+Tensor layer_norm_reference(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+    Tensor centered = x - x.mean(-1, true);
+    Tensor variance = var(x, -1, true, /*correction=*/0);  // biased, as PyTorch's layer_norm
+    return centered / sqrt(variance + eps) * weight + bias;
+}
+
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+    const std::int64_t d = weight.numel();
+    if (x.dim() == 0 || x.size(-1) != d || weight.dim() != 1 || bias.shape() != weight.shape() ||
+        x.dtype() != weight.dtype() || x.dtype() != bias.dtype())
+        throw ShapeError("layer_norm: input " + x.shape().str() + " with weight " + weight.shape().str() + " and bias " +
+                         bias.shape().str() + " (the input's last dim must equal the weight's size, one dtype)");
+    const std::int64_t rows = x.numel() / d;
+    Tensor xc = contiguous(x);
+    Tensor y = empty(x.shape(), x.dtype());
+    Tensor mu = empty({rows}, x.dtype()), rstd = empty({rows}, x.dtype());  // saved for backward
+    dispatch_float(x.dtype(), "layer_norm", [&]<typename T>(T) {
+        const T *px = xc.data_ptr<T>(), *pw = weight.contiguous().data_ptr<T>(), *pb = bias.contiguous().data_ptr<T>();
+        T *py = y.data_ptr<T>(), *pm = mu.data_ptr<T>(), *pr = rstd.data_ptr<T>();
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const T* row = px + r * d;
+            double s = 0, ss = 0;  // pass 1: mean; pass 2: variance about it (two-pass: no cancellation)
+            for (std::int64_t j = 0; j < d; ++j) s += row[j];
+            const double m = s / static_cast<double>(d);
+            for (std::int64_t j = 0; j < d; ++j) ss += (row[j] - m) * (row[j] - m);
+            const double inv = 1.0 / std::sqrt(ss / static_cast<double>(d) + eps);
+            pm[r] = static_cast<T>(m), pr[r] = static_cast<T>(inv);
+            for (std::int64_t j = 0; j < d; ++j) py[r * d + j] = static_cast<T>((row[j] - m) * inv) * pw[j] + pb[j];
+        }
+    });
+    record(y, "layer_norm", {x, weight, bias}, [xc, weight, mu, rstd, d, rows, shape = x.shape()](const Tensor& g) -> Grads {
+        Tensor gc = contiguous(g);
+        Tensor dx = empty(shape, g.dtype()), dw = zeros({d}, g.dtype()), db = zeros({d}, g.dtype());
+        dispatch_float(g.dtype(), "layer_norm", [&]<typename T>(T) {
+            const T *px = xc.data_ptr<T>(), *pg = gc.data_ptr<T>(), *pw = weight.contiguous().data_ptr<T>();
+            const T *pm = mu.data_ptr<T>(), *pr = rstd.data_ptr<T>();
+            T *pdx = dx.data_ptr<T>(), *pdw = dw.data_ptr<T>(), *pdb = db.data_ptr<T>();
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const T *row = px + r * d, *grow = pg + r * d;
+                double mean_gh = 0, mean_ghx = 0;  // mean(ĝ), mean(ĝ ⊙ x̂)
+                for (std::int64_t j = 0; j < d; ++j) {
+                    const double xhat = (row[j] - pm[r]) * pr[r], gh = grow[j] * pw[j];
+                    mean_gh += gh, mean_ghx += gh * xhat;
+                    pdw[j] += static_cast<T>(grow[j] * xhat);
+                    pdb[j] += grow[j];
+                }
+                mean_gh /= static_cast<double>(d), mean_ghx /= static_cast<double>(d);
+                for (std::int64_t j = 0; j < d; ++j) {
+                    const double xhat = (row[j] - pm[r]) * pr[r];
+                    pdx[r * d + j] = static_cast<T>(pr[r] * (grow[j] * pw[j] - mean_gh - xhat * mean_ghx));
+                }
+            }
+        });
+        return {dx, dw, db};
+    });
+    return y;
+}
+
+}  // namespace attnlab::nn
