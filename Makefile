@@ -58,13 +58,17 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan bench plots-demo train help clean
+.PHONY: all build programs test debug asan bench plots-demo train gallery help clean
 .DEFAULT_GOAL := all
 
-## all         build, then run every phase program and demo, writing out/ (the main job)
+## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
 all: build
-	@for t in plots-demo $(PHASES); do $(MAKE) --no-print-directory $$t || exit 1; done
-	@echo "all: outputs are in out/"
+	@for t in plots-demo $(PHASES) gallery; do $(MAKE) --no-print-directory $$t || exit 1; done
+	@echo "all: open out/index.html"
+
+## gallery     draw out/summary_all_phases and write out/index.html from what the phases wrote
+gallery: $(B)/gallery
+	$(B)/gallery out
 
 ## build       build the library, every program and the test binary (release)
 build: programs
