@@ -48,7 +48,7 @@ Seq2Seq::Encoded Seq2Seq::encode(const Tensor& src, const std::vector<std::int64
     // Each direction's step k reads its token plus PE(k): k = i forwards, k = L − 1 − i backwards.
     auto embed = [&](const Tensor& tokens) {
         Tensor e = src_emb.forward(tokens);  // [B, S, embed]
-        return positions_.defined() ? e + positions_.narrow(0, 0, S) : e;
+        return positions_.defined() ? e + positions_.narrow(0, 0, S).to(e.dtype()) : e;
     };
     GRUOutput fwd = encoder_fwd.forward(embed(src), Tensor(), lengths);           // →h  [B, S, hidden/2]
     GRUOutput bwd = encoder_bwd.forward(embed(src_reversed), Tensor(), lengths);  // ←h, in reversed order
@@ -70,7 +70,7 @@ Seq2Seq::Step Seq2Seq::decode_step(const Encoded& enc, const Tensor& prev_tokens
     }
     // 3. s_t = GRU([embed(y_{t−1}); c_t], s_{t−1})
     Tensor e = tgt_emb.forward(prev_tokens);  // [B, embed]
-    if (positions_.defined()) e = e + positions_.select(0, t);
+    if (positions_.defined()) e = e + positions_.select(0, t).to(e.dtype());
     Tensor input = cat({e, context}, 1);  // [B, embed + hidden]
     return {decoder.step(decoder.input_gates(input), state), context, weights};
 }
