@@ -74,6 +74,17 @@ TrainResult train_reversal(Seq2Seq& model, const TrainConfig& config, const std:
     return result;
 }
 
+Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t every) {
+    Curve c;
+    for (std::size_t end = window; end <= values.size(); end += every) {
+        double sum = 0;
+        for (std::size_t i = end - window; i < end; ++i) sum += values[i];
+        c.step.push_back(static_cast<double>(end));
+        c.value.push_back(sum / static_cast<double>(window));
+    }
+    return c;
+}
+
 void run_concurrently(const std::vector<std::function<void()>>& jobs, int threads) {
     std::atomic<std::size_t> next{0};
     std::exception_ptr error;

@@ -49,6 +49,13 @@ struct TrainResult {
 TrainResult train_reversal(Seq2Seq& model, const TrainConfig& config, const std::vector<data::Digits>& held_out,
                            const data::ReversalConfig& task = {});
 
+// Mean of each window of `window` consecutive values, every `every` steps: (step, mean) pairs
+// for a readable loss curve (the raw per-batch loss is noisy). Steps are 1-based.
+struct Curve {
+    std::vector<double> step, value;
+};
+Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t every);
+
 // Runs the jobs on up to `threads` threads at once. Each job must own everything it
 // touches (its model, its generators); autograd's recording switch is per thread.
 void run_concurrently(const std::vector<std::function<void()>>& jobs, int threads);
