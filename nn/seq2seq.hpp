@@ -8,11 +8,17 @@
 //     3. s_t = GRUCell([embed(y_{t−1}); c_t], s_{t−1})
 //        logits_t = W_out [s_t; c_t] + b                                         [B, V]
 //
-// Why bidirectional: →h_i has read x_1..x_i and ←h_i has read x_S..x_i, so x_i is the
-// newest token of both halves only at position i. With a left-to-right encoder
-// alone, h_{i+1} also holds x_i (as its previous token), and attention learns to
-// spread over the two: reversal is still solved, but the alignment is blurred
-// (measured: 0.65 of the mass on the anti-diagonal, against > 0.9 here).
+// Why bidirectional, and why positions. The loss does not need a sharp alignment —
+// all three encoders measured below reversed 100% of held-out sequences — so how sharp the
+// learned alignment gets depends on how precisely a key knows its own position.
+// A left-to-right GRU's h_{i+1} still holds x_i (as its previous token), and GRUs
+// count only approximately; attention then spreads over neighbours. Measured in
+// development runs (1000 steps, share of attention mass on the anti-diagonal):
+//   left-to-right encoder 0.65;  bidirectional 0.75;
+//   bidirectional, each GRU step also reading a sinusoidal encoding of its own step
+//   index (config.positions) 0.91.
+// →h_i has read x_1..x_i and ←h_i has read x_S..x_i, so x_i is the newest token of
+// both halves only at position i; the step encodings make "position i" exact.
 //
 // Without attention (Cho et al., 2014; seed 004 exercise 4) step 1 is skipped and
 // c_t = s_0 at every step: the decoder sees the source only through the final

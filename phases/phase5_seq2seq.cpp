@@ -35,7 +35,7 @@ namespace P = attnlab::plots;
 namespace {
 const std::string kOut = "out/phase5";
 constexpr std::uint64_t kSeed = 5;
-constexpr std::int64_t kMainSteps = 1000, kCompareSteps = 400;
+constexpr std::int64_t kMainSteps = 1000, kCompareSteps = 300;
 
 P::Matrix rows_of(const Tensor& m) {  // [R, C] -> nested vectors for the plotters
     P::Matrix out(static_cast<std::size_t>(m.size(0)));
@@ -231,15 +231,18 @@ int main() {
     std::vector<std::string> norm_names{"softmax", "sparsemax", "top-2"};
     std::vector<double> zero_share;
     std::vector<P::Matrix> norm_panels;
+    std::vector<std::string> norm_titles;
     for (std::size_t i : {1, 6, 7}) {
         zero_share.push_back(runs[i].result.evals.at(kCompareSteps).zero_fraction);
-        norm_panels.push_back(rows_of(models[i]->forward(ex.src, ex.lengths, ex.tgt_in).weights.select(0, 0)));
+        const Tensor wi = models[i]->forward(ex.src, ex.lengths, ex.tgt_in).weights.select(0, 0);  // [9, 8]
+        norm_panels.push_back(rows_of(wi));
+        norm_titles.push_back(norm_names[norm_titles.size()] + ": " + std::to_string(static_cast<std::int64_t>(
+                                  eq(wi, scalar(0.0)).sum().item())) + " of 72 exactly 0");
     }
     std::printf("\n9. Weights exactly 0: softmax %.3f, sparsemax %.3f, top-2 %.3f\n", zero_share[0], zero_share[1], zero_share[2]);
     P::save(P::bar_chart(norm_names, zero_share, {.title = "Attention weights exactly 0", .value_title = "share of weights on real keys",
                                                   .horizontal = true, .decimals = 3}), kOut + "/sparse_attention");
-    grid.title = "Source " + titles[0] + ": softmax, sparsemax, top-2", grid.panel_titles = norm_names, grid.columns = 3;
-    grid.annotate = true, grid.decimals = 1;
+    grid.title = "Source " + titles[0] + ": softmax, sparsemax, top-2", grid.panel_titles = norm_titles, grid.columns = 3;
     P::save(P::heatmap_grid(norm_panels, grid), kOut + "/sparse_attention_weights");
 
     // ---- 10. The cost of attention: B 1, H 8, d_k 64, one thread ----------------------
