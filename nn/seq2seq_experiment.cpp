@@ -1,0 +1,109 @@
+// seq2seq_experiment.cpp — see seq2seq_experiment.hpp.
+#include "nn/seq2seq_experiment.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "autograd/node.hpp"
+#include "nn/loss.hpp"
+#include "nn/optim.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::nn {
+
+ReversalEval evaluate_reversal(const Seq2Seq& model, const std::vector<data::Digits>& sources) {
+    NoGradGuard no_grad;
+    ReversalEval ev;
+    std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> tally;  // length -> (correct, total)
+    double diag_sum = 0, real_keys = 0, zero_keys = 0;
+    std::int64_t diag_count = 0, correct = 0;
+    for (std::size_t at = 0; at < sources.size(); at += 256) {
+        const std::vector<data::Digits> part(sources.begin() + static_cast<std::ptrdiff_t>(at),
+                                             sources.begin() + static_cast<std::ptrdiff_t>(std::min(at + 256, sources.size())));
+        const data::ReversalBatch batch = data::make_reversal_batch(part);
+        const std::int64_t S = batch.src.size(1);
+        const GreedyOutput decoded = model.greedy(batch.src, batch.lengths, S + 1, data::kReversalBos, data::kReversalEos);
+        const Tensor w = model.forward(batch.src, batch.lengths, batch.tgt_in).weights;  // [B, S + 1, S] or undefined
+        for (std::size_t b = 0; b < part.size(); ++b) {
+            data::Digits want = data::reversed(part[b]);
+            want.push_back(data::kReversalEos);
+            const auto L = static_cast<std::int64_t>(part[b].size());
+            const bool ok = decoded.tokens[b] == want;
+            correct += ok;
+            tally[L].first += ok, tally[L].second += 1;
+            if (!w.defined()) continue;
+            for (std::int64_t t = 0; t <= L; ++t)  // output steps: L digits, then <eos>
+                for (std::int64_t i = 0; i < L; ++i) {
+                    const double a = w.at({static_cast<std::int64_t>(b), t, i});
+                    real_keys += 1, zero_keys += a == 0.0;
+                    if (t < L && i == L - 1 - t) diag_sum += a, ++diag_count;
+                }
+        }
+    }
+    ev.accuracy = static_cast<double>(correct) / static_cast<double>(sources.size());
+    for (const auto& [len, ct] : tally) ev.by_length[len] = static_cast<double>(ct.first) / static_cast<double>(ct.second);
+    ev.anti_diagonal = diag_count ? diag_sum / static_cast<double>(diag_count) : 0.0;
+    ev.zero_fraction = real_keys > 0 ? zero_keys / real_keys : 0.0;
+    return ev;
+}
+
+TrainResult train_reversal(Seq2Seq& model, const TrainConfig& config, const std::vector<data::Digits>& held_out,
+                           const data::ReversalConfig& task) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Generator data_gen(config.data_seed);
+    Adam opt(model.named_parameters(), config.lr);
+    const std::vector<Tensor> params = model.parameters();
+    TrainResult result;
+    for (std::int64_t step = 1; step <= config.steps; ++step) {
+        const data::ReversalBatch batch = data::sample_reversal_batch(data_gen, config.batch_size, task);
+        Tensor loss = cross_entropy(model.forward(batch.src, batch.lengths, batch.tgt_in).logits, batch.tgt_out);
+        opt.lr = warmup_cosine_lr(step, config.lr, config.warmup, config.steps, config.lr * 0.01);
+        opt.zero_grad();
+        loss.backward();
+        clip_grad_norm(params, 1.0);
+        opt.step();
+        result.loss.push_back(loss.item());
+        if (std::find(config.checkpoints.begin(), config.checkpoints.end(), step) != config.checkpoints.end())
+            result.evals[step] = evaluate_reversal(model, held_out);
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+}
+
+Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t every) {
+    Curve c;
+    for (std::size_t end = window; end <= values.size(); end += every) {
+        double sum = 0;
+        for (std::size_t i = end - window; i < end; ++i) sum += values[i];
+        c.step.push_back(static_cast<double>(end));
+        c.value.push_back(sum / static_cast<double>(window));
+    }
+    return c;
+}
+
+void run_concurrently(const std::vector<std::function<void()>>& jobs, int threads) {
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    auto worker = [&] {
+        for (std::size_t i; (i = next++) < jobs.size();) {
+            try {
+                jobs[i]();
+            } catch (...) {
+                std::lock_guard lock(error_mutex);
+                if (!error) error = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    if (error) std::rethrow_exception(error);
+}
+
+}  // namespace attnlab::nn

@@ -1,0 +1,63 @@
+// seq2seq_experiment.hpp — training a Seq2Seq on the reversal task and measuring it:
+// the loop phase 5 runs for every variant, so each comparison changes one thing.
+//
+// Training: batches of training-split sources (data/reversal.hpp), teacher forcing,
+// cross-entropy over the target tokens, Adam with warm-up and cosine decay,
+// gradient clipping at norm 1. The
+// loss is recorded every step; at the steps listed in `checkpoints` the model is
+// evaluated on the held-out set, so one run yields the numbers of a shorter run
+// too (the comparisons read the main model at the comparison length).
+//
+// Evaluation: greedy decoding, exact-sequence accuracy (every digit and the <eos>
+// right), by source length, and the share of attention mass on the anti-diagonal.
+#pragma once
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "data/reversal.hpp"
+#include "nn/seq2seq.hpp"
+
+namespace attnlab::nn {
+
+struct ReversalEval {
+    double accuracy = 0;                          // exact-sequence, over the held-out set
+    std::map<std::int64_t, double> by_length;     // source length -> accuracy
+    double anti_diagonal = 0;                     // mean weight on source position L−1−t at output step t < L
+    double zero_fraction = 0;                     // share of weights exactly 0 among the real (unpadded) keys
+};
+
+// Greedy-decodes `sources` (in batches of up to 256) and scores them. The attention
+// measurements use teacher forcing, so every row has the same alignment to compare.
+ReversalEval evaluate_reversal(const Seq2Seq& model, const std::vector<data::Digits>& sources);
+
+struct TrainConfig {
+    std::int64_t steps = 1000;
+    std::int64_t batch_size = 64;
+    double lr = 3e-3;             // peak; linear warm-up, then cosine decay to lr / 100
+    std::int64_t warmup = 50;
+    std::uint64_t data_seed = 1;
+    std::vector<std::int64_t> checkpoints;  // steps (1-based, ≤ steps) after which to evaluate
+};
+
+struct TrainResult {
+    std::vector<double> loss;                         // one per step
+    std::map<std::int64_t, ReversalEval> evals;       // checkpoint step -> evaluation
+    double seconds = 0;                               // wall-clock of the whole run
+};
+
+TrainResult train_reversal(Seq2Seq& model, const TrainConfig& config, const std::vector<data::Digits>& held_out,
+                           const data::ReversalConfig& task = {});
+
+// Mean of each window of `window` consecutive values, every `every` steps: (step, mean) pairs
+// for a readable loss curve (the raw per-batch loss is noisy). Steps are 1-based.
+struct Curve {
+    std::vector<double> step, value;
+};
+Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t every);
+
+// Runs the jobs on up to `threads` threads at once. Each job must own everything it
+// touches (its model, its generators); autograd's recording switch is per thread.
+void run_concurrently(const std::vector<std::function<void()>>& jobs, int threads);
+
+}  // namespace attnlab::nn
