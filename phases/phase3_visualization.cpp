@@ -16,6 +16,7 @@
 // Indices count from 0 everywhere (layer 0, head 0, token 0 = <bos>), as in the tensors.
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
@@ -24,6 +25,7 @@
 #include "phases/explorer/explorer.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"
+#include "plots/bar_chart.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/surface3d.hpp"
@@ -140,12 +142,11 @@ int main() {
             std::printf("\n");
             panels.push_back(plots::attention_flow(
                 tokens, phase::to_matrix(w),
-                {.title = "layer " + std::to_string(l) + ", head " + std::to_string(h),
-                 .edge_color = plots::palette::categorical(static_cast<std::size_t>(h))}));
+                {.title = "layer " + std::to_string(l) + ", head " + std::to_string(h)}));
         }
     out.figure(plots::figure_grid(panels, {.title = "causal_model on \"" + phase::kToySentence +
                                                        "\": query (top) -> key (bottom), width = weight",
-                                           .columns = static_cast<int>(H)}),
+                                           .columns = 2}),
                "attention_flow");
 
     // ---- 3. a 3-D landscape ------------------------------------------------------
@@ -160,7 +161,7 @@ int main() {
     std::printf("  sharpest head: layer %lld head %lld (mean entropy %.3f nats)\n", (long long)best_l, (long long)best_h,
                 best_entropy);
     const plots::Surface3DOptions surface{
-        .title = "causal_model, layer " + std::to_string(best_l) + " head " + std::to_string(best_h),
+        .title = "causal_model, layer " + std::to_string(best_l) + " head " + std::to_string(best_h) + ": weight over (query, key)",
         .row_labels = tokens, .col_labels = tokens, .width = 560, .height = 480};
     const plots::Matrix landscape = phase::to_matrix(toy[best_l].select(0, best_h));
     out.figure(plots::surface3d(landscape, surface), "3d_attention");
@@ -198,10 +199,10 @@ int main() {
     std::printf("  'uniform' is the distance if each query spread its weight evenly over the keys its mask allows\n");
     std::printf("  %-17s %5s %4s %8s %8s %6s %8s %6s\n", "model", "layer", "head", "distance", "uniform", "ratio",
                 "entropy", "<bos>");
-    std::vector<plots::Matrix> distance_panels;
-    std::vector<std::string> distance_titles;
+    std::vector<plots::Figure> distance_panels;
     Json& distance_json = metrics["attention_distance"];
     std::vector<std::vector<double>> layer_ratio(models.size());  // [model][layer]: distance / uniform, heads averaged
+    std::vector<double> uniforms;                                  // [model]  // [model][layer]: distance / uniform, heads averaged
     for (std::size_t mi = 0; mi < models.size(); ++mi) {
         Studied& m = models[mi];
         // Means over every query of every sentence, per layer and head: [L, H] each.
@@ -216,6 +217,7 @@ int main() {
             bos = bos + sum(w.select(3, 0), 2);                 // the weight on key 0, <bos>
         }
         distance = distance / queries, entropy = entropy / queries, bos = bos / queries, uniform /= queries;
+        uniforms.push_back(uniform);
         const plots::Matrix d = phase::to_matrix(distance), e = phase::to_matrix(entropy), b = phase::to_matrix(bos);
         Json model_json = Json::Object{{"uniform", uniform}, {"layers", Json::array()}};
         for (std::size_t l = 0; l < d.size(); ++l) {
@@ -229,33 +231,45 @@ int main() {
                                                         {"bos_weight", json_array(b[l])}, {"mean_distance", layer_mean}});
         }
         distance_json[m.name] = std::move(model_json);
-        distance_panels.push_back(d);
-        char title[96];
-        std::snprintf(title, sizeof title, "%s (uniform: %.2f)", m.name.c_str(), uniform);
-        distance_titles.push_back(title);
+        // One bar per (layer, head), and last the distance uniform attention would have under the same mask.
+        std::vector<std::string> labels;
+        std::vector<double> values;
+        for (std::size_t l = 0; l < d.size(); ++l)
+            for (std::size_t h = 0; h < d[l].size(); ++h) {
+                labels.push_back("layer " + std::to_string(l) + " head " + std::to_string(h));
+                values.push_back(d[l][h]);
+            }
+        labels.push_back("uniform, same mask"), values.push_back(uniform);
+        distance_panels.push_back(plots::bar_chart(
+            labels, values,
+            {.title = m.name + (m.model().config().causal ? " (causal)" : " (bidirectional)"),
+             .value_title = "mean |i - j| (tokens)", .horizontal = true, .color = plots::palette::categorical(mi)}));
     }
     std::printf("\n  Deeper layers, more local or more global? (distance / uniform, heads averaged)\n");
-    for (std::size_t mi = 0; mi < models.size(); ++mi)
+    for (std::size_t mi = 0; mi < models.size(); ++mi) {
+        const double change = layer_ratio[mi].back() - layer_ratio[mi][0];
         std::printf("    %-17s layer 0: %.2f, layer %lld: %.2f -> the last layer looks %s\n", models[mi].name.c_str(),
                     layer_ratio[mi][0], (long long)(L - 1), layer_ratio[mi].back(),
-                    layer_ratio[mi].back() > layer_ratio[mi][0] ? "further (more global)" : "closer (more local)");
-    const double causal_ratio = (layer_ratio[0][0] + layer_ratio[0].back()) / 2,
-                 bidir_ratio = (layer_ratio[1][0] + layer_ratio[1].back()) / 2;
-    std::printf("  Causal masking: %s uses %.0f%% of the distance its mask allows on average, %s %.0f%%\n",
-                models[0].name.c_str(), 100 * causal_ratio, models[1].name.c_str(), 100 * bidir_ratio);
+                    std::abs(change) < 0.05 ? "about as far (a change under 0.05)"
+                    : change > 0            ? "further (more global)"
+                                            : "closer (more local)");
+    }
+    // Heads and layers averaged: the distance itself, and as a share of uniform attention's under the same mask.
+    std::vector<double> overall(models.size());
+    for (std::size_t mi = 0; mi < models.size(); ++mi)
+        overall[mi] = std::accumulate(layer_ratio[mi].begin(), layer_ratio[mi].end(), 0.0) / static_cast<double>(L);
+    std::printf("  Causal masking: uniform attention would reach %.2f tokens under the causal mask, %.2f without it.\n"
+                "  The trained models reach %.2f (%s) and %.2f (%s): %.2f and %.2f of their own uniform.\n"
+                "  The mask shortens the reach; within it the causal model spreads %s.\n",
+                uniforms[0], uniforms[1], overall[0] * uniforms[0], models[0].name.c_str(), overall[1] * uniforms[1],
+                models[1].name.c_str(), overall[0], overall[1],
+                overall[0] > overall[1] ? "more evenly, while the bidirectional one picks nearer keys"
+                                        : "less evenly than the bidirectional one");
     metrics["distance_over_uniform"] = Json::Object{{models[0].name, json_array(layer_ratio[0])}, {models[1].name, json_array(layer_ratio[1])}};
 
-    plots::HeatmapGridOptions dist;
-    dist.title = "Attention distance: mean |i - j| per layer and head (10 toy sentences)";
-    dist.panel_titles = distance_titles;
-    for (std::int64_t h = 0; h < H; ++h) dist.col_labels.push_back("head " + std::to_string(h));
-    for (std::int64_t l = 0; l < L; ++l) dist.row_labels.push_back("layer " + std::to_string(l));
-    dist.x_title = "head", dist.y_title = "layer";
-    dist.annotate = true;
-    dist.vmin = 0;
-    dist.colorbar_label = "tokens";
-    dist.columns = 1;
-    out.figure(plots::heatmap_grid(distance_panels, dist), "attention_distance");
+    out.figure(plots::figure_grid(distance_panels, {.title = "Attention distance: mean |i - j| over every query of the 10 toy sentences",
+                                                    .columns = 1}),
+               "attention_distance");
 
     // ---- 6. the explorer ---------------------------------------------------------
     phase::section("6. The explorer: every toy sentence in both models");
