@@ -1,0 +1,304 @@
+// phase3_visualization.cpp — Phase 3: seeing what trained attention does (seed 000, Phase 3).
+//
+// Two trained models read the toy sentences: causal_model (TinyGPT, next-token
+// prediction, causal mask) and multi_head_model (the bidirectional encoder, masked-token
+// prediction); both have 2 layers of 4 heads. Every sequence is <bos> words <eos>, as
+// the training rows packed each sentence (data/packing.hpp), so the models read what
+// they were trained on. The program goes:
+//   1. load the models (training them first if out/checkpoints/ lacks them)
+//   2. attention flow: one node-link diagram per head of causal_model
+//   3. one head's matrix as a 3-D landscape, turning through 360 degrees
+//   4. attention rollout through causal_model's layers, beside its raw last layer
+//   5. attention distance per layer and head: local or global, causal or bidirectional?
+//   6. the explorer page, with every toy sentence in both models
+// and writes out/phase3/: attention_flow, 3d_attention (+ .gif), attention_rollout,
+// attention_distance (.svg + .png), explorer.html, explorer_data.json, metrics.json.
+// Indices count from 0 everywhere (layer 0, head 0, token 0 = <bos>), as in the tensors.
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "autograd/node.hpp"
+#include "data/toy_sequences.hpp"
+#include "nn/attention_stats.hpp"
+#include "nn/train.hpp"
+#include "phases/explorer/explorer.hpp"
+#include "phases/phase_common.hpp"
+#include "plots/attention_flow.hpp"
+#include "plots/bar_chart.hpp"
+#include "plots/figure_grid.hpp"
+#include "plots/heatmap.hpp"
+#include "plots/surface3d.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+using Layers = std::vector<Tensor>;  // layers[l]: [H, T, T], one sequence
+
+// A model and what it did on each toy sentence.
+struct Studied {
+    std::string key, name;  // "causal", "causal_model"
+    nn::LoadedCheckpoint checkpoint;
+    std::vector<Layers> attention;  // per toy sentence
+    nn::Transformer& model() { return *checkpoint.model; }
+};
+
+// <bos> words <eos>: ids [T]
+std::vector<std::int64_t> framed(const std::vector<std::int64_t>& words) {
+    std::vector<std::int64_t> ids{data::Vocab::kBos};
+    ids.insert(ids.end(), words.begin(), words.end());
+    ids.push_back(data::Vocab::kEos);
+    return ids;
+}
+
+// The model's attention weights on one sequence: ids [T] -> layers[l] [H, T, T].
+Layers attention_of(nn::Transformer& model, const std::vector<std::int64_t>& ids) {
+    NoGradGuard no_grad;
+    model.eval();
+    model.trace().enabled = true;
+    model.trace().clear();
+    model.forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));  // [1, T] -> logits [1, T, V]
+    Layers layers;
+    for (const Tensor& w : model.trace().layers) layers.push_back(w.select(0, 0));  // [1, H, T, T] -> [H, T, T]
+    model.trace().enabled = false;
+    return layers;
+}
+
+// What each query would get if it spread its weight evenly over the keys its mask allows: [T, T]
+Tensor uniform_attention(const nn::Transformer& model, std::int64_t T) {
+    const nn::Mask mask = model.attention_mask(T, T);
+    const Tensor allowed = mask.empty() ? ones({T, T}) : mask.allowed();
+    return allowed / sum(allowed, 1, true);
+}
+
+void print_matrix(const std::string& title, const std::vector<std::string>& tokens, const Tensor& m) {  // m [T, T]
+    std::printf("  %s (rows: queries, columns: keys)\n  %8s", title.c_str(), "");
+    for (const std::string& t : tokens) std::printf("%7.6s", t.c_str());
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        std::printf("\n  %8s", tokens[i].c_str());
+        for (std::size_t j = 0; j < tokens.size(); ++j)
+            std::printf("%7.3f", m.select(0, static_cast<std::int64_t>(i)).select(0, static_cast<std::int64_t>(j)).item());
+    }
+    std::printf("\n");
+}
+
+Json json_array(const std::vector<double>& values) { return Json(Json::Array(values.begin(), values.end())); }
+
+Json json_matrix(const Tensor& m) {  // [R, C] -> [[...], ...]
+    Json rows = Json::array();
+    for (const auto& row : phase::to_matrix(m)) rows.push_back(json_array(row));
+    return rows;
+}
+
+}  // namespace
+
+int main() {
+    phase::Output out("out/phase3");
+    const data::Vocab& vocab = data::toy_grammar().vocab();
+    const std::vector<std::vector<std::int64_t>> sentences = data::load_toy_sequences(vocab);
+    std::vector<std::vector<std::string>> sentence_tokens;
+    for (const auto& s : sentences) {
+        sentence_tokens.emplace_back();
+        for (std::int64_t id : framed(s)) sentence_tokens.back().push_back(vocab.word(id));
+    }
+    if (sentences.front() != phase::encode(phase::kToySentence))
+        throw ValueError("phase3: the first line of data/toy_sequences.txt must be '" + phase::kToySentence + "'");
+
+    // ---- 1. the models ------------------------------------------------------------
+    phase::section("1. The trained models");
+    std::vector<Studied> models;
+    models.push_back({"causal", "causal_model", nn::load_or_train("causal_model"), {}});
+    models.push_back({"bidirectional", "multi_head_model", nn::load_or_train("multi_head_model"), {}});
+    for (Studied& m : models) {
+        for (const auto& s : sentences) m.attention.push_back(attention_of(m.model(), framed(s)));
+        const nn::TransformerConfig& c = m.model().config();
+        const auto& x = m.checkpoint.info.extra;
+        std::printf("  %-17s %s, %lld layers x %lld heads, d_model %lld; step %lld of %s; val loss %s (Bayes floor %s)\n",
+                    m.name.c_str(), c.causal ? "causal" : "bidirectional", (long long)c.n_layers, (long long)c.n_heads,
+                    (long long)c.d_model, (long long)m.checkpoint.step, x.at("total_steps").c_str(),
+                    x.at("val_loss").substr(0, 6).c_str(), x.at("bayes_floor").substr(0, 6).c_str());
+    }
+    Studied& causal = models[0];
+    const Layers& toy = causal.attention[0];  // causal_model on "<bos> the cat sat on the mat <eos>"
+    const std::vector<std::string>& tokens = sentence_tokens[0];
+    const std::int64_t L = static_cast<std::int64_t>(toy.size()), H = toy[0].size(0);
+    Json& metrics = out.metrics();
+    metrics["sentence"] = phase::kToySentence;
+    metrics["tokens"] = Json::array();
+    for (const std::string& t : tokens) metrics["tokens"].push_back(t);
+
+    // ---- 2. attention flow -------------------------------------------------------
+    phase::section("2. Attention flow: causal_model, every head (edges >= 0.15)");
+    std::vector<plots::Figure> panels;
+    for (std::int64_t l = 0; l < L; ++l)
+        for (std::int64_t h = 0; h < H; ++h) {
+            const Tensor w = toy[l].select(0, h);  // [T, T]
+            std::printf("  layer %lld head %lld:", (long long)l, (long long)h);
+            for (std::int64_t i = 1; i < w.size(0); ++i) {  // each query's strongest key (query 0 has only itself)
+                const auto j = static_cast<std::size_t>(argmax(w.select(0, i), 0).item());
+                std::printf(" %s->%s", tokens[static_cast<std::size_t>(i)].c_str(), tokens[j].c_str());
+            }
+            std::printf("\n");
+            panels.push_back(plots::attention_flow(
+                tokens, phase::to_matrix(w),
+                {.title = "layer " + std::to_string(l) + ", head " + std::to_string(h)}));
+        }
+    out.figure(plots::figure_grid(panels, {.title = "causal_model on \"" + phase::kToySentence +
+                                                       "\": query (top) -> key (bottom), width = weight",
+                                           .columns = 2}),
+               "attention_flow");
+
+    // ---- 3. a 3-D landscape ------------------------------------------------------
+    phase::section("3. The attention matrix as a 3-D landscape");
+    // The sharpest head (lowest mean entropy) has the most relief to look at.
+    std::int64_t best_l = 0, best_h = 0;
+    double best_entropy = INFINITY;
+    for (std::int64_t l = 0; l < L; ++l)
+        for (std::int64_t h = 0; h < H; ++h)
+            if (const double e = mean(nn::row_entropy(toy[l].select(0, h))).item(); e < best_entropy)
+                best_entropy = e, best_l = l, best_h = h;
+    std::printf("  sharpest head: layer %lld head %lld (mean entropy %.3f nats)\n", (long long)best_l, (long long)best_h,
+                best_entropy);
+    const plots::Surface3DOptions surface{
+        .title = "causal_model, layer " + std::to_string(best_l) + " head " + std::to_string(best_h) + ": weight over (query, key)",
+        .row_labels = tokens, .col_labels = tokens, .width = 560, .height = 480};
+    const plots::Matrix landscape = phase::to_matrix(toy[best_l].select(0, best_h));
+    out.figure(plots::surface3d(landscape, surface), "3d_attention");
+    plots::save_turntable_gif(landscape, surface, out.dir() + "/3d_attention.gif", 36, 8);
+    std::printf("  wrote %s/3d_attention.gif (36 frames, 360 degrees, looping)\n", out.dir().c_str());
+    metrics["3d_attention"] = Json::Object{{"layer", best_l}, {"head", best_h}, {"mean_entropy", best_entropy}};
+
+    // ---- 4. attention rollout ----------------------------------------------------
+    phase::section("4. Attention rollout: A = 0.5 W + 0.5 I per layer, heads averaged, multiplied through");
+    const Tensor raw = mean(toy[L - 1], 0);       // [T, T]
+    const Tensor rollout = nn::attention_rollout(toy);  // [T, T]
+    print_matrix("raw last layer, heads averaged", tokens, raw);
+    print_matrix("rollout through " + std::to_string(L) + " layers", tokens, rollout);
+    const std::int64_t T = raw.size(0);
+    std::printf("  the last query draws %.3f of its rollout from <bos> and %.3f from itself (raw last layer: %.3f, %.3f)\n",
+                rollout.select(0, T - 1).select(0, 0).item(), rollout.select(0, T - 1).select(0, T - 1).item(),
+                raw.select(0, T - 1).select(0, 0).item(), raw.select(0, T - 1).select(0, T - 1).item());
+    plots::HeatmapGridOptions grid;
+    grid.title = "causal_model: what each query reads, directly and through the layers";
+    grid.panel_titles = {"raw layer " + std::to_string(L - 1) + ", heads averaged", "rollout over layers 0-" + std::to_string(L - 1)};
+    grid.row_labels = grid.col_labels = tokens;
+    grid.annotate = true;
+    grid.vmin = 0, grid.vmax = 1;
+    grid.colorbar_label = "weight";
+    grid.columns = 2;
+    grid.mask.assign(static_cast<std::size_t>(T), std::vector<bool>(static_cast<std::size_t>(T)));
+    for (std::int64_t i = 0; i < T; ++i)
+        for (std::int64_t j = i + 1; j < T; ++j) grid.mask[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = true;
+    out.figure(plots::heatmap_grid({phase::to_matrix(raw), phase::to_matrix(rollout)}, grid), "attention_rollout");
+    metrics["rollout"] = json_matrix(rollout);
+    metrics["raw_last_layer"] = json_matrix(raw);
+
+    // ---- 5. attention distance ---------------------------------------------------
+    phase::section("5. Attention distance: mean |i - j| weighted by attention, over every query of the 10 toy sentences");
+    std::printf("  'uniform' is the distance if each query spread its weight evenly over the keys its mask allows\n");
+    std::printf("  %-17s %5s %4s %8s %8s %6s %8s %6s\n", "model", "layer", "head", "distance", "uniform", "ratio",
+                "entropy", "<bos>");
+    std::vector<plots::Figure> distance_panels;
+    Json& distance_json = metrics["attention_distance"];
+    std::vector<std::vector<double>> layer_ratio(models.size());  // [model][layer]: distance / uniform, heads averaged
+    std::vector<double> uniforms;                                  // [model]  // [model][layer]: distance / uniform, heads averaged
+    for (std::size_t mi = 0; mi < models.size(); ++mi) {
+        Studied& m = models[mi];
+        // Means over every query of every sentence, per layer and head: [L, H] each.
+        Tensor distance = zeros({L, H}, kFloat64), entropy = zeros({L, H}, kFloat64), bos = zeros({L, H}, kFloat64);
+        double uniform = 0, queries = 0;
+        for (const Layers& layers : m.attention) {
+            const Tensor w = stack(layers, 0).to(kFloat64);  // [L, H, T, T]
+            uniform += sum(nn::row_distance(uniform_attention(m.model(), w.size(2)))).item();
+            queries += static_cast<double>(w.size(2));
+            distance = distance + sum(nn::row_distance(w), 2);  // [L, H, T] -> [L, H]
+            entropy = entropy + sum(nn::row_entropy(w), 2);
+            bos = bos + sum(w.select(3, 0), 2);                 // the weight on key 0, <bos>
+        }
+        distance = distance / queries, entropy = entropy / queries, bos = bos / queries, uniform /= queries;
+        uniforms.push_back(uniform);
+        const plots::Matrix d = phase::to_matrix(distance), e = phase::to_matrix(entropy), b = phase::to_matrix(bos);
+        Json model_json = Json::Object{{"uniform", uniform}, {"layers", Json::array()}};
+        for (std::size_t l = 0; l < d.size(); ++l) {
+            for (std::size_t h = 0; h < d[l].size(); ++h)
+                std::printf("  %-17s %5zu %4zu %8.3f %8.3f %6.2f %8.3f %6.3f\n", m.name.c_str(), l, h, d[l][h], uniform,
+                            d[l][h] / uniform, e[l][h], b[l][h]);
+            const double layer_mean = mean(distance.select(0, static_cast<std::int64_t>(l))).item();
+            std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", m.name.c_str(), l, layer_mean, uniform, layer_mean / uniform);
+            layer_ratio[mi].push_back(layer_mean / uniform);
+            model_json["layers"].push_back(Json::Object{{"distance", json_array(d[l])}, {"entropy", json_array(e[l])},
+                                                        {"bos_weight", json_array(b[l])}, {"mean_distance", layer_mean}});
+        }
+        distance_json[m.name] = std::move(model_json);
+        // One bar per (layer, head), and last the distance uniform attention would have under the same mask.
+        std::vector<std::string> labels;
+        std::vector<double> values;
+        for (std::size_t l = 0; l < d.size(); ++l)
+            for (std::size_t h = 0; h < d[l].size(); ++h) {
+                labels.push_back("layer " + std::to_string(l) + " head " + std::to_string(h));
+                values.push_back(d[l][h]);
+            }
+        labels.push_back("uniform, same mask"), values.push_back(uniform);
+        distance_panels.push_back(plots::bar_chart(
+            labels, values,
+            {.title = m.name + (m.model().config().causal ? " (causal)" : " (bidirectional)"),
+             .value_title = "mean |i - j| (tokens)", .horizontal = true, .color = plots::palette::categorical(mi)}));
+    }
+    std::printf("\n  Deeper layers, more local or more global? (distance / uniform, heads averaged)\n");
+    for (std::size_t mi = 0; mi < models.size(); ++mi) {
+        const double change = layer_ratio[mi].back() - layer_ratio[mi][0];
+        std::printf("    %-17s layer 0: %.2f, layer %lld: %.2f -> the last layer looks %s\n", models[mi].name.c_str(),
+                    layer_ratio[mi][0], (long long)(L - 1), layer_ratio[mi].back(),
+                    std::abs(change) < 0.05 ? "about as far (a change under 0.05)"
+                    : change > 0            ? "further (more global)"
+                                            : "closer (more local)");
+    }
+    // Heads and layers averaged: the distance itself, and as a share of uniform attention's under the same mask.
+    std::vector<double> overall(models.size());
+    for (std::size_t mi = 0; mi < models.size(); ++mi)
+        overall[mi] = std::accumulate(layer_ratio[mi].begin(), layer_ratio[mi].end(), 0.0) / static_cast<double>(L);
+    std::printf("  Causal masking: uniform attention would reach %.2f tokens under the causal mask, %.2f without it.\n"
+                "  The trained models reach %.2f (%s) and %.2f (%s): %.2f and %.2f of their own uniform.\n"
+                "  The mask shortens the reach; within it the causal model spreads %s.\n",
+                uniforms[0], uniforms[1], overall[0] * uniforms[0], models[0].name.c_str(), overall[1] * uniforms[1],
+                models[1].name.c_str(), overall[0], overall[1],
+                overall[0] > overall[1] ? "more evenly, while the bidirectional one picks nearer keys"
+                                        : "less evenly than the bidirectional one");
+    metrics["distance_over_uniform"] = Json::Object{{models[0].name, json_array(layer_ratio[0])}, {models[1].name, json_array(layer_ratio[1])}};
+
+    out.figure(plots::figure_grid(distance_panels, {.title = "Attention distance: mean |i - j| over every query of the 10 toy sentences",
+                                                    .columns = 1}),
+               "attention_distance");
+
+    // ---- 6. the explorer ---------------------------------------------------------
+    phase::section("6. The explorer: every toy sentence in both models");
+    Json data = Json::object();
+    data["format"] = "attnlab-explorer";
+    data["version"] = 1;
+    data["decimals"] = explorer::kDecimals;
+    for (std::int64_t h = 0; h < H; ++h) data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(static_cast<std::size_t>(h))));
+    for (std::size_t s = 0; s < sentences.size(); ++s) {
+        std::string text;
+        for (std::int64_t id : sentences[s]) text += (text.empty() ? "" : " ") + vocab.word(id);
+        data["sentences"].push_back(Json::Object{{"text", text}, {"tokens", Json(Json::Array(sentence_tokens[s].begin(), sentence_tokens[s].end()))}});
+    }
+    for (Studied& m : models) {
+        const nn::TransformerConfig& c = m.model().config();
+        Json md = Json::Object{{"key", m.key}, {"name", m.name}, {"causal", c.causal},
+                               {"description", c.causal ? "TinyGPT, next-token prediction: each token sees itself and the tokens before it"
+                                                        : "bidirectional encoder, masked-token prediction: each token sees every token"},
+                               {"n_layers", c.n_layers}, {"n_heads", c.n_heads}, {"attention", Json::array()}};
+        for (const Layers& layers : m.attention) md["attention"].push_back(explorer::attention_json(layers));
+        data["models"].push_back(std::move(md));
+    }
+    save_json(out.dir() + "/explorer_data.json", data);
+    const std::string page = explorer::render_page(data);
+    write_file_atomic(out.dir() + "/explorer.html", page);
+    std::printf("  wrote %s/explorer.html (%zu KB, %zu sentences x %zu models) and explorer_data.json\n",
+                out.dir().c_str(), page.size() / 1024, sentences.size(), models.size());
+    std::printf("  open it, or a view: %s/explorer.html#model=causal&sentence=0&layer=1&head=2&token=3\n", out.dir().c_str());
+
+    out.save_metrics();
+    return 0;
+}
