@@ -123,11 +123,15 @@ $(LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(B)/%: $(B)/obj/phases/%.o $(LIB)
+# Static pattern rules: each applies only to its own programs. A bare `$(B)/%:` rule
+# matches every file under build/, and make tried it (chained with `$(B)/obj/%.o: %.cpp`)
+# on every included .d file — minutes of rule search on every invocation.
+programs_in = $(addprefix $(B)/,$(basename $(notdir $(wildcard $(1)/*.cpp))))
+$(call programs_in,phases): $(B)/%: $(B)/obj/phases/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/%: $(B)/obj/bench/%.o $(LIB)
+$(call programs_in,bench): $(B)/%: $(B)/obj/bench/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/%: $(B)/obj/tools/%.o $(LIB)
+$(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB)

@@ -26,6 +26,7 @@
 #include "plots/line_chart.hpp"
 #include "plots/save.hpp"
 #include "tensor/json.hpp"
+#include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 
@@ -180,6 +181,7 @@ int main() {
     grid.x_title = "source position", grid.y_title = "output step", grid.vmin = 0.0, grid.vmax = 1.0;
     grid.colorbar_label = "attention weight";
     P::save(P::heatmap_grid(panels, grid), kOut + "/reversal_attention");
+    save_npy("out/data/phase5_reversal_attention.npy", w.select(0, 0).contiguous());  // the gallery's summary sheet
     std::printf("\n6. Reversal, held out (%zu sequences): exact-sequence accuracy %.4f, anti-diagonal share %.4f\n",
                 held_out.size(), main_eval.accuracy, main_eval.anti_diagonal);
     std::cout << "   weights for source " << titles[0] << ":\n" << w.select(0, 0) << "\n";

@@ -1,0 +1,190 @@
+// gallery.cpp — the last step of `make all`: one sheet and one page for every phase.
+//
+//   out/summary_all_phases.svg/.png  one key figure per phase, redrawn by our plotter
+//                                    from the matrices the phases saved in out/data/
+//   out/index.html                   every figure of every phase with a caption, links to
+//                                    the SVGs and the explorer, and each phase's headline
+//                                    numbers from its metrics.json
+//
+// It reads only what the phases wrote; a phase that has not run is left out, and
+// the page says so. Usage: build/gallery [OUT_DIR]   (default out)
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plots/figure_grid.hpp"
+#include "plots/heatmap.hpp"
+#include "plots/save.hpp"
+#include "tensor/fileio.hpp"
+#include "tensor/json.hpp"
+#include "tensor/npy.hpp"
+#include "tensor/ops.hpp"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One-line captions for the figures the phases draw (README and the issues say the same).
+const std::map<std::string, std::string> kCaptions = {
+    {"attention_heatmap", "Phase 1: single-head attention weights on the toy sentence; every row sums to 1."},
+    {"qkv_flow", "Phase 1: one token's path through attention: input, q/k/v, scores, weights, output."},
+    {"scaling_variance", "Phase 1: score variance grows with d_k unless scores are divided by the square root of d_k."},
+    {"scaling_saturation", "Phase 1: unscaled scores saturate the softmax: peaky rows, low entropy."},
+    {"scaling_gradients", "Phase 1: saturated softmax passes almost no gradient back to the scores."},
+    {"scaling_training", "Phase 1: the same task trained with and without scaling at d_k = 128."},
+    {"multi_head_grid", "Phase 2: one heatmap per head of the trained multi-head model."},
+    {"attention_entropy", "Phase 2: mean attention entropy per head against the uniform maximum ln 6."},
+    {"head_specialization", "Phase 2: how much of each head's attention goes to itself, neighbours, the previous token."},
+    {"head_similarity", "Phase 2: cosine similarity between the heads' attention patterns."},
+    {"concat_projection", "Phase 2: per-head outputs, their concatenation, and the W_O projection."},
+    {"heads_sweep", "Phase 2: validation loss against the number of heads at d_model 64."},
+    {"attention_flow", "Phase 3: who attends to whom; edge width is the weight, edges under 0.15 hidden."},
+    {"3d_attention", "Phase 3: the attention matrix as a landscape (the GIF rotates it)."},
+    {"attention_rollout", "Phase 3: attention rolled out through the layers, beside the last layer's raw weights."},
+    {"attention_distance", "Phase 3: how far each head looks, per layer."},
+    {"causal_mask", "Phase 4: the causal mask; white may attend, black may not."},
+    {"bidirectional_vs_causal", "Phase 4: the same weights with full and with causal attention."},
+    {"causality_experiment", "Phase 4: trained with or without the mask, evaluated with or without it."},
+    {"padding_mask", "Phase 4: padded positions get exactly zero weight."},
+    {"combined_mask", "Phase 4: causal and padding masks combined."},
+    {"custom_masks", "Phase 4: local and strided attention patterns, and what they cost in loss."},
+    {"entropy_evolution", "Phase 4: attention entropy per head during training."},
+    {"head_pruning", "Phase 4: validation-loss increase when one head is switched off."},
+    {"reversal_attention", "Phase 5: the learned alignment for sequence reversal is an anti-diagonal."},
+    {"attention_vs_none", "Phase 5: seq2seq with and without attention; the bottleneck grows with length."},
+    {"attention_cost", "Phase 5: attention's cost grows with the square of the sequence length."},
+    {"positional_encoding", "Phase 5: sinusoidal positional encodings."},
+};
+
+std::string html_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+std::string caption_for(const std::string& stem) {
+    auto it = kCaptions.find(stem);
+    if (it != kCaptions.end()) return it->second;
+    std::string words = stem;  // a figure without a caption of its own: its name, readable
+    std::replace(words.begin(), words.end(), '_', ' ');
+    return words;
+}
+
+// Top-level numbers (and short lists of numbers) of a metrics.json, as "name: value" lines.
+std::vector<std::string> headline_numbers(const Json& metrics) {
+    std::vector<std::string> lines;
+    if (!metrics.is_object()) return lines;
+    for (const auto& [key, value] : metrics.as_object()) {
+        if (value.is_number()) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.4g", value.as_double());
+            lines.push_back(key + ": " + buf);
+        } else if (value.is_string() && value.as_string().size() < 80) {
+            lines.push_back(key + ": " + value.as_string());
+        }
+    }
+    return lines;
+}
+
+// The key matrix of each phase, as saved by the phase, and the title it gets on the sheet.
+struct KeyFigure {
+    std::string file, title;
+};
+const std::vector<KeyFigure> kKeyFigures = {
+    {"data/attention_weights.npy", "Phase 1: single head"},
+    {"data/multi_head_patterns.npy", "Phase 2: multi-head (head 1 of each)"},
+    {"data/phase3_rollout.npy", "Phase 3: attention rollout"},
+    {"data/phase4_causal_weights.npy", "Phase 4: causal attention"},
+    {"data/phase5_reversal_attention.npy", "Phase 5: reversal alignment"},
+};
+
+plots::Matrix first_matrix(const Tensor& t) {
+    Tensor m = t;
+    while (m.dim() > 2) m = m.select(0, 0);  // [H, T, T] -> head 1
+    if (m.dim() != 2) throw ShapeError("gallery: expected a matrix, got " + t.shape().str());
+    plots::Matrix out(static_cast<std::size_t>(m.size(0)));
+    for (std::int64_t i = 0; i < m.size(0); ++i)
+        for (std::int64_t j = 0; j < m.size(1); ++j) out[static_cast<std::size_t>(i)].push_back(m.at({i, j}));
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string out = argc > 1 ? argv[1] : "out";
+    try {
+        // ---- the summary sheet
+        std::vector<plots::Figure> panels;
+        for (const KeyFigure& k : kKeyFigures) {
+            const std::string path = out + "/" + k.file;
+            if (!fs::exists(path)) continue;
+            plots::HeatmapOptions o;
+            o.title = k.title;
+            o.vmin = 0, o.vmax = 1;
+            panels.push_back(plots::heatmap(first_matrix(load_npy(path)), o));
+        }
+        if (!panels.empty()) {
+            plots::FigureGridOptions g;
+            g.title = "attnlab: one key figure per phase";
+            g.columns = 3;
+            plots::save(plots::figure_grid(panels, g), out + "/summary_all_phases");
+        }
+
+        // ---- the page
+        std::string html =
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>attnlab gallery</title>\n"
+            "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+            "figure{display:inline-block;vertical-align:top;width:31%;margin:0 1% 1.5em 0}"
+            "figure img{width:100%;border:1px solid #ddd}figcaption{font-size:0.85em}"
+            "ul.numbers{columns:3;font-family:monospace;font-size:0.85em}</style>\n</head>\n<body>\n"
+            "<h1>attnlab: attention, phase by phase</h1>\n<p>Everything below was computed and drawn by the programs "
+            "in <code>phases/</code> (<code>make all</code>). Click a figure for its SVG.</p>\n";
+        if (!panels.empty())
+            html += "<p><a href=\"summary_all_phases.svg\"><img src=\"summary_all_phases.png\" alt=\"summary of all phases\" "
+                    "style=\"max-width:100%\"></a></p>\n";
+        int phases_found = 0;
+        for (int n = 1; n <= 9; ++n) {
+            const std::string dir = out + "/phase" + std::to_string(n);
+            if (!fs::is_directory(dir)) continue;
+            ++phases_found;
+            html += "<h2>Phase " + std::to_string(n) + "</h2>\n";
+            if (fs::exists(dir + "/explorer.html"))
+                html += "<p><a href=\"phase" + std::to_string(n) + "/explorer.html\">Open the interactive attention explorer</a></p>\n";
+            if (fs::exists(dir + "/metrics.json")) {
+                html += "<ul class=\"numbers\">\n";
+                for (const std::string& line : headline_numbers(load_json(dir + "/metrics.json")))
+                    html += "<li>" + html_escape(line) + "</li>\n";
+                html += "</ul>\n";
+            }
+            std::vector<std::string> stems;
+            for (const auto& e : fs::directory_iterator(dir))
+                if (e.path().extension() == ".png") stems.push_back(e.path().stem().string());
+            std::sort(stems.begin(), stems.end());
+            for (const std::string& s : stems) {
+                const std::string base = "phase" + std::to_string(n) + "/" + s;
+                const bool gif = fs::exists(dir + "/" + s + ".gif");
+                html += "<figure><a href=\"" + base + (fs::exists(dir + "/" + s + ".svg") ? ".svg" : ".png") + "\"><img src=\"" +
+                        base + (gif ? ".gif" : ".png") + "\" alt=\"" + html_escape(s) + "\"></a><figcaption><b>" +
+                        html_escape(s) + "</b>: " + html_escape(caption_for(s)) + "</figcaption></figure>\n";
+            }
+        }
+        if (phases_found == 0) html += "<p>No phase has run yet: <code>make all</code> runs them.</p>\n";
+        html += "</body>\n</html>\n";
+        write_file_atomic(out + "/index.html", html);
+        std::printf("gallery: %d phases, %zu panels in the summary -> %s/index.html\n", phases_found, panels.size(), out.c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gallery: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
