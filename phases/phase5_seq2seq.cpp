@@ -243,7 +243,8 @@ int main() {
     }
     std::printf("\n9. Weights exactly 0: softmax %.3f, sparsemax %.3f, top-2 %.3f\n", zero_share[0], zero_share[1], zero_share[2]);
     P::save(P::bar_chart(norm_names, zero_share, {.title = "Attention weights exactly 0", .value_title = "share of weights on real keys",
-                                                  .horizontal = true, .decimals = 3}), kOut + "/sparse_attention");
+                                                  .horizontal = true, .decimals = 3, .plot_length = 320}),
+            kOut + "/sparse_attention");
     grid.title = "Source " + titles[0] + ": softmax, sparsemax, top-2", grid.panel_titles = norm_titles, grid.columns = 3;
     P::save(P::heatmap_grid(norm_panels, grid), kOut + "/sparse_attention_weights");
 
