@@ -145,7 +145,7 @@ function syncControls() {
 
 const svg = document.getElementById("view");
 const tooltip = document.getElementById("tooltip");
-const rowHeight = 28, headerHeight = 44, textWidth = 120, gap = 190, pad = 12;
+const rowHeight = 28, headerHeight = 44, textWidth = 150, gap = 200, pad = 12;
 
 function tokenGroup(side, index, x, y, anchor) {
   const selected = state.selection && state.selection.side === side && state.selection.index === index;
