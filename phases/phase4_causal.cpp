@@ -23,34 +23,18 @@
 
 using namespace attnlab;
 using namespace attnlab::phase;
+using phase4::fixed3;
+using phase4::json_of;
 using phase4::len;
 using phase4::row;
+using phase4::text_of;
+using phase4::token_labels;
 
-constexpr std::uint64_t kSeed = 0;            // every model and batch stream below derives from it
+// causal_model's seed (nn::standard_config), which every run below reuses: the causal one retraces it.
+const std::uint64_t kSeed = nn::standard_config("causal_model").seed;
 constexpr std::int64_t kCompareSteps = 200;   // steps of each compared TinyGPT (the causal_model recipe, stopped early)
 constexpr std::int64_t kEntropyEvery = 25;    // record attention entropy every N steps
-const std::int64_t kBos = data::Vocab::kBos, kEos = data::Vocab::kEos, kPad = data::Vocab::kPad;
-
-static std::string text_of(const std::vector<std::int64_t>& ids) {
-    std::string s;
-    for (std::int64_t id : ids) s += (s.empty() ? "" : " ") + data::toy_grammar().vocab().word(id);
-    return s;
-}
-static std::vector<std::string> labels_of(const std::vector<std::int64_t>& ids) {
-    std::vector<std::string> out;
-    for (std::int64_t id : ids) out.push_back(data::toy_grammar().vocab().word(id));
-    return out;
-}
-static std::string fixed3(double x) {
-    char s[32];
-    std::snprintf(s, sizeof s, "%.3f", x);
-    return s;
-}
-static Json json_of(const std::vector<double>& v) {
-    Json a = Json::array();
-    for (double x : v) a.push_back(x);
-    return a;
-}
+constexpr std::int64_t kEos = data::Vocab::kEos;
 
 int main() {
     const auto t_start = std::chrono::steady_clock::now();
@@ -60,8 +44,7 @@ int main() {
     m["seed"] = static_cast<std::int64_t>(kSeed);
     nn::LoadedCheckpoint ckpt = nn::load_or_train("causal_model");
     nn::Transformer& gpt = *ckpt.model;
-    std::vector<std::int64_t> ids{kBos};  // <bos> the cat sat on the mat: what the model saw during training
-    for (std::int64_t id : encode(kToySentence)) ids.push_back(id);
+    const std::vector<std::int64_t> ids = phase4::with_bos(kToySentence);  // rows start with <bos> in training
     const std::int64_t T = len(ids);
 
     // ---- 1. The causal mask: lower triangle allowed, upper blocked; −∞ where blocked
@@ -73,39 +56,35 @@ int main() {
     std::printf("softmax([2, -inf, 3]) = %s: the blocked score gets exactly 0 (a score of 0 would get %.2f)\n",
                 to_string(softmax(tensor({2.0, -INFINITY, 3.0}), -1)).c_str(),
                 softmax(tensor({2.0, 0.0, 3.0}), -1).at({1}));
-    plots::MaskChartOptions mo{.title = "Causal mask: query i sees keys j <= i", .row_labels = words(kToySentence),
-                               .col_labels = words(kToySentence)};
-    out.figure(plots::mask_chart({to_matrix(causal6.allowed())}, mo), "causal_mask");
+    out.figure(plots::mask_chart({to_matrix(causal6.allowed())}, {.title = "Causal mask: query i sees keys j <= i",
+                                                                  .row_labels = words(kToySentence),
+                                                                  .col_labels = words(kToySentence)}),
+               "causal_mask");
 
     // ---- 2. Bidirectional vs causal: same input, same weights, layer 1 of causal_model
     section("2. Bidirectional vs causal attention (causal_model, layer 1, mean of its heads)");
     auto encoder = phase4::with_mask(gpt, /*causal=*/false);  // the same weights without the mask
     const Tensor full = mean(phase4::layer_weights(*encoder, row(ids), 0).select(0, 0), 0);  // [T, T]
     const Tensor causal = mean(phase4::layer_weights(gpt, row(ids), 0).select(0, 0), 0);    // [T, T]
-    const Tensor upper = triu(causal, 1);
-    const double upper_max = max(abs(upper)).item();
-    // Masking only renormalises: causal row i = full row i restricted to j <= i, rescaled per head.
+    const double upper_max = max(abs(triu(causal, 1))).item(), future = sum(triu(full, 1)).item() / double(T);
     std::printf("causal panel: largest weight above the diagonal = %g (exactly zero: %s)\n", upper_max,
                 upper_max == 0 ? "yes" : "NO");
-    std::printf("full panel: weight on future keys per query, mean %.3f\n", sum(triu(full, 1)).item() / double(T));
-    plots::Matrix causal_m = to_matrix(causal);
-    for (std::int64_t i = 0; i < T; ++i)
-        for (std::int64_t j = i + 1; j < T; ++j) causal_m[i][j] = -INFINITY;  // shown hatched, after the check above
+    std::printf("full panel: weight a query gives to later tokens, mean %.3f\n", future);
+    // Checked to be exactly 0 above, the upper triangle is drawn hatched (−∞ means "masked" to the heatmap).
+    const plots::Matrix causal_m = to_matrix(masked_fill(causal, triu(ones({T, T}), 1), -INFINITY));
     plots::HeatmapGridOptions bo;
     bo.title = "Same input, same weights: full vs causal attention";
-    bo.row_labels = bo.col_labels = labels_of(ids);
+    bo.row_labels = bo.col_labels = token_labels(ids);
     bo.panel_titles = {"bidirectional (no mask)", "causal (upper triangle = 0)"};
     bo.annotate = true, bo.columns = 2, bo.vmin = 0, bo.colormap = plots::Colormap::blues;
     bo.mask_label = "blocked by the causal mask: weight exactly 0";
     bo.colorbar_label = "attention weight (mean of 4 heads)";
     out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal");
-    m["bidirectional_vs_causal"] = Json::Object{{"causal_upper_triangle_max", upper_max},
-                                                 {"full_mean_future_weight", sum(triu(full, 1)).item() / double(T)}};
+    m["bidirectional_vs_causal"] = Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
 
     // ---- 3. Verify causality (seed experiment 1): the future cannot change the past
     section("3. Verify causality: change or shuffle every token after position i");
-    std::vector<std::int64_t> long_ids{kBos};
-    for (std::int64_t id : encode("the cat sat on the mat because it was comfortable")) long_ids.push_back(id);
+    const std::vector<std::int64_t> long_ids = phase4::with_bos("the cat sat on the mat because it was comfortable");
     std::printf("sequence: %s\nmax |change in logits| at positions <= i, and after i (changed tokens):\n",
                 text_of(long_ids).c_str());
     std::printf("  %2s %-12s %12s %12s %12s  %s\n", "i", "token i", "changed <=i", "shuffled <=i", "changed >i",
@@ -116,7 +95,7 @@ int main() {
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const auto& r = rows[k];
         worst = std::max({worst, r.prefix_changed, r.prefix_shuffled});
-        std::printf("  %2lld %-12s %12g %12g %12.3f  %g\n", (long long)r.i, labels_of(long_ids)[r.i].c_str(),
+        std::printf("  %2lld %-12s %12g %12g %12.3f  %g\n", (long long)r.i, token_labels(long_ids)[r.i].c_str(),
                     r.prefix_changed, r.prefix_shuffled, r.after_changed, leaks[k].prefix_changed);
         causality.push_back(Json::Object{{"i", r.i}, {"prefix_changed", r.prefix_changed},
                                          {"prefix_shuffled", r.prefix_shuffled}, {"after_changed", r.after_changed},
@@ -142,19 +121,13 @@ int main() {
     const std::int64_t same_steps = phase4::matching_steps(read_file(csv_path), masked.curve);
     std::printf("the run with the mask retraces causal_model's training (%s): %lld of %lld steps identical\n",
                 csv_path.c_str(), (long long)same_steps, (long long)kCompareSteps);
-    auto tail_loss = [](const nn::TrainResult& r) {  // mean training loss of the last 20 steps
-        double s = 0;
-        for (std::size_t k = r.curve.size() - 20; k < r.curve.size(); ++k) s += r.curve[k].loss;
-        return s / 20;
-    };
-    std::vector<std::int64_t> prompt{kBos};
-    for (std::int64_t id : encode("the cat")) prompt.push_back(id);
+    const std::vector<std::int64_t> prompt = phase4::with_bos("the cat");
     std::vector<std::vector<std::string>> table;
     Json two_by_two = Json::object();
     for (auto* run : {&masked, &unmasked}) {
         const bool trained_causal = run->model->config().causal;
         std::printf("trained %s mask: %.1f s, training loss (last 20 steps) %.3f, Bayes floor %.3f\n",
-                    trained_causal ? "with" : "without", run->seconds, tail_loss(*run), floor);
+                    trained_causal ? "with" : "without", run->seconds, phase4::final_train_loss(*run), floor);
         for (bool eval_causal : {true, false}) {
             auto model = phase4::with_mask(*run->model, eval_causal);
             const double loss = nn::evaluate(*model, "causal").loss;
@@ -170,8 +143,8 @@ int main() {
     }
     m["causality_experiment"] = Json::Object{
         {"steps", kCompareSteps}, {"steps_identical_to_causal_model", same_steps}, {"bayes_floor", floor},
-        {"val_loss", two_by_two},
-        {"train_loss_last20_with_mask", tail_loss(masked)}, {"train_loss_last20_without_mask", tail_loss(unmasked)}};
+        {"val_loss", two_by_two}, {"train_loss_last20_with_mask", phase4::final_train_loss(masked)},
+        {"train_loss_last20_without_mask", phase4::final_train_loss(unmasked)}};
     std::vector<plots::Series> curves;
     for (auto* run : {&masked, &unmasked}) {
         plots::Series s{.name = run == &masked ? "trained with the mask" : "trained without (sees its targets)"};
@@ -189,66 +162,51 @@ int main() {
 
     // ---- 5. Autoregressive generation with causal_model, and the KV cache
     section("5. Generation from \"the cat\" (causal_model, greedy), top-5 at each step");
-    nn::GenerateOptions go{.max_new_tokens = 20, .stop_token = kEos};
-    const nn::Generation g = nn::generate(gpt, prompt, go);
+    const nn::Generation g = nn::generate(gpt, prompt, {.max_new_tokens = 20, .stop_token = kEos});
     Json steps = Json::array();
     std::vector<std::int64_t> so_far = prompt;
     for (std::size_t k = 0; k < g.tokens.size(); ++k) {
-        const std::vector<double> p = softmax(g.logits[k], -1).to_vector<double>();
-        std::vector<std::int64_t> order(p.size());
-        for (std::size_t v = 0; v < p.size(); ++v) order[v] = std::int64_t(v);
-        std::partial_sort(order.begin(), order.begin() + 5, order.end(), [&](auto a, auto b) { return p[a] > p[b]; });
         std::printf("  %-40s ->", text_of(so_far).c_str());
         Json top = Json::array();
-        for (int r = 0; r < 5; ++r) {
-            std::printf(" %s %.2f%s", labels_of({order[r]})[0].c_str(), p[order[r]], r < 4 ? "," : "\n");
-            top.push_back(Json::Object{{"token", labels_of({order[r]})[0]}, {"p", p[order[r]]}});
+        for (const auto& [id, p] : phase4::top_probabilities(g.logits[k], 5)) {
+            std::printf(" %s %.2f", token_labels({id})[0].c_str(), p);
+            top.push_back(Json::Object{{"token", token_labels({id})[0]}, {"p", p}});
         }
-        steps.push_back(top);
-        so_far.push_back(g.tokens[k]);
+        std::printf("\n");
+        steps.push_back(top), so_far.push_back(g.tokens[k]);
     }
     std::printf("generated: %s\n", text_of(so_far).c_str());
     // The KV cache: same tokens, far less work. causal_model's context is 32 learned positions, so a
     // 256-token run needs a model with context 3 + 256 = 259; its weights are random (untrained),
-    // which changes nothing about the work a step does. Both runs: greedy, no stop token, median of 3.
+    // which changes nothing about the work a step does. Greedy, no stop token, median of 3 runs each.
     nn::TransformerConfig long_cfg = gpt.config();
     long_cfg.context = len(prompt) + 256;
     nn::Transformer long_gpt(long_cfg, kSeed);
     Json kv = Json::object();
     for (auto* model : {&gpt, &long_gpt}) {
-        nn::GenerateOptions o{.max_new_tokens = model->config().context - len(prompt)};
-        const auto [ms_cached, cached] = phase4::timed_generation(*model, prompt, o, 3);
-        o.use_kv_cache = false;
-        const auto [ms_full, recomputed] = phase4::timed_generation(*model, prompt, o, 3);
-        double diff = 0;
-        for (std::size_t k = 0; k < cached.logits.size(); ++k)
-            diff = std::max(diff, phase4::max_abs_diff(cached.logits[k], recomputed.logits[k]));
-        const bool same = cached.tokens == recomputed.tokens;
-        const std::string name = model == &gpt ? "causal_model (trained, context 32)" : "random TinyGPT, context 259";
-        std::printf("%s: %zu tokens: with cache %.1f ms, without %.1f ms, speed-up %.1fx; same tokens: %s, "
-                    "max |logit difference| %.2g\n", name.c_str(), cached.tokens.size(), ms_cached, ms_full,
-                    ms_full / ms_cached, same ? "yes" : "NO", diff);
-        kv[model == &gpt ? "causal_model" : "context_259_random"] = Json::Object{
-            {"new_tokens", static_cast<std::int64_t>(cached.tokens.size())}, {"ms_with_cache", ms_cached},
-            {"ms_without_cache", ms_full}, {"speedup", ms_full / ms_cached}, {"same_tokens", same},
-            {"max_logit_diff", diff}};
+        const phase4::KVComparison c = phase4::compare_kv_cache(*model, prompt, 3);
+        const bool trained = model == &gpt;
+        std::printf("%s: %lld new tokens: with cache %.1f ms, without %.1f ms, speed-up %.1fx; same tokens: %s, "
+                    "max |logit difference| %.2g\n", trained ? "causal_model (trained, context 32)" : "random TinyGPT, context 259",
+                    (long long)c.new_tokens, c.ms_cached, c.ms_recomputed, c.ms_recomputed / c.ms_cached,
+                    c.same_tokens ? "yes" : "NO", c.max_logit_diff);
+        kv[trained ? "causal_model" : "context_259_random"] = Json::Object{
+            {"new_tokens", c.new_tokens}, {"ms_with_cache", c.ms_cached}, {"ms_without_cache", c.ms_recomputed},
+            {"speedup", c.ms_recomputed / c.ms_cached}, {"same_tokens", c.same_tokens}, {"max_logit_diff", c.max_logit_diff}};
     }
     m["generation"] = Json::Object{{"prompt", "the cat"}, {"text", text_of(so_far)}, {"top5", steps}, {"kv_cache", kv}};
 
     // ---- 6. Padding and combined masks: a batch of two sentences of different length
     section("6. Padding and combined (causal AND padding) masks");
-    const std::vector<std::string> sentences{"the cat sat on the mat because it was comfortable", "the dog saw the cat"};
-    std::vector<std::vector<std::int64_t>> seqs;
-    for (const auto& s : sentences) {
-        seqs.push_back({kBos});
-        for (std::int64_t id : encode(s)) seqs.back().push_back(id);
-    }
-    const std::int64_t Tp = len(seqs[0]);
-    std::vector<std::int64_t> flat, lengths;
-    for (auto s : seqs) lengths.push_back(len(s)), s.resize(std::size_t(Tp), kPad), flat.insert(flat.end(), s.begin(), s.end());
-    const Tensor batch = from_vector(flat, {2, Tp});  // [B=2, T]
-    const nn::Mask padding = nn::Mask::padding(lengths, Tp);                  // [B, 1, T]
-    const nn::Mask combined = nn::Mask::causal(Tp) & padding;                 // [B, T, T]
+    const std::vector<std::vector<std::int64_t>> seqs{
+        phase4::with_bos("the cat sat on the mat because it was comfortable"), phase4::with_bos("the dog saw the cat")};
+    const phase4::PaddedBatch padded = phase4::pad_batch(seqs);
+    const Tensor& batch = padded.ids;                                      // [B=2, T] int64
+    const std::vector<std::int64_t>& lengths = padded.lengths;
+    const std::int64_t Tp = batch.size(1);
+
+    const nn::Mask padding = nn::Mask::padding(lengths, Tp);              // [B, 1, T]
+    const nn::Mask combined = nn::Mask::causal(Tp) & padding;             // [B, T, T]
     std::printf("lengths %lld and %lld, padded to T = %lld with <pad>\npadding mask (per sentence, keys):\n%s\n",
                 (long long)lengths[0], (long long)lengths[1], (long long)Tp, to_string(padding.allowed()).c_str());
     std::printf("combined mask, sentence 2:\n%s\n", to_string(combined.allowed().select(0, 1)).c_str());
@@ -259,14 +217,10 @@ int main() {
         comb_panels.push_back(to_matrix(combined.allowed().select(0, b)));
     }
     for (auto* model : {encoder.get(), &gpt}) {  // padding alone (no causal mask), then combined
-        double padded_max = 0, real_diff = 0;
-        for (std::size_t l = 0; l < model->blocks.size(); ++l) {
-            const Tensor w = phase4::layer_weights(*model, batch, l, padding);  // [B, H, T, T]
-            padded_max = std::max(padded_max, max(w.select(0, 1).narrow(-1, lengths[1], Tp - lengths[1])).item());
-        }
+        const double padded_max = phase4::max_weight_on_padding(*model, batch, padding, lengths);
         NoGradGuard no_grad;  // the real tokens of sentence 2 are unchanged by the padding after them
         const Tensor batched = model->forward(batch, padding).select(0, 1).narrow(0, 0, lengths[1]);
-        real_diff = phase4::max_abs_diff(batched, phase4::logits_of(*model, seqs[1]));
+        const double real_diff = phase4::max_abs_diff(batched, phase4::logits_of(*model, seqs[1]));
         const char* what = model == &gpt ? "combined" : "padding";
         std::printf("%s mask: largest weight on a padded key, any layer and head: %g; sentence 2's logits vs "
                     "run alone: max |diff| %.2g\n", what, padded_max, real_diff);
@@ -274,9 +228,10 @@ int main() {
     }
     m["padding"] = pad_json;
     plots::MaskChartOptions po{.panel_titles = {"sentence 1 (<bos> + 10 words)", "sentence 2 (<bos> + 5 words + 5 <pad>)"}};
-    const std::vector<std::string> all = labels_of(flat);
-    po.panel_row_labels = po.panel_col_labels = {std::vector<std::string>(all.begin(), all.begin() + Tp),
-                                                 std::vector<std::string>(all.begin() + Tp, all.end())};
+    for (std::int64_t b = 0; b < 2; ++b) {
+        po.panel_row_labels.push_back(token_labels(batch.select(0, b).to_vector<std::int64_t>()));
+        po.panel_col_labels.push_back(po.panel_row_labels.back());
+    }
     po.title = "Padding mask: no query attends to <pad>";
     out.figure(plots::mask_chart(pad_panels, po), "padding_mask");
     po.title = "Combined mask: causal AND padding";
@@ -297,14 +252,12 @@ int main() {
         const Tensor allowed = run->model->attention_mask(T, T).allowed();
         const Tensor w = mean(phase4::layer_weights(*run->model, row(ids), 0).select(0, 0), 0);  // [T, T]
         custom.push_back(to_matrix(masked_fill(w, eq(allowed, zeros({})), -INFINITY)));  // blocked: hatched
-        char t[64];
-        std::snprintf(t, sizeof t, "%s: val loss %.3f", name, loss);
-        titles.push_back(t);
+        titles.push_back(std::string(name) + ": val loss " + fixed3(loss));
     }
     m["custom_masks"] = Json::Object{{"steps", kCompareSteps}, {"bayes_floor", floor}, {"val_loss", custom_json}};
     plots::HeatmapGridOptions co;
     co.title = "Custom masks: layer 1 attention (mean of 4 heads)";
-    co.row_labels = co.col_labels = labels_of(ids);
+    co.row_labels = co.col_labels = token_labels(ids);
     co.panel_titles = titles, co.columns = 3, co.vmin = 0, co.colormap = plots::Colormap::blues;
     co.mask_label = "blocked by the mask", co.colorbar_label = "attention weight";
     out.figure(plots::heatmap_grid(custom, co), "custom_masks");
@@ -321,8 +274,7 @@ int main() {
         m["entropy_evolution"][heads[h]] = json_of(s.y);
         es.push_back(s);
     }
-    double uniform = 0;  // a query at position i may see i + 1 keys: uniform attention has entropy ln(i + 1)
-    for (std::int64_t i = 0; i < probe.size(1); ++i) uniform += std::log(double(i + 1)) / double(probe.size(1));
+    const double uniform = phase4::uniform_causal_entropy(probe.size(1));
     es.push_back({.name = "uniform over allowed keys", .x = {0, double(kCompareSteps)}, .y = {uniform, uniform},
                   .color = plots::palette::ink, .markers = false, .dashed = true});
     m["entropy_evolution"]["steps"] = json_of(entropy_steps);

@@ -9,7 +9,8 @@
 //   layer_weights        one layer's attention weights for one sequence, per head
 //   mean_entropy_per_head, pruning_losses   the entropy and head-pruning experiments
 //   train_variant        a TinyGPT trained with another mask, for the comparisons
-//   timed_generation     the median time of a generation, with or without the KV cache
+//   compare_kv_cache     one generation with and without the KV cache: times, agreement
+//   with_bos, text_of, fixed3, json_of, pad_batch, top_probabilities   conveniences for the printout
 //
 // Shapes: B batch, T sequence length, H heads, L layers, V vocabulary.
 #pragma once
@@ -22,13 +23,19 @@
 #include <vector>
 
 #include "autograd/node.hpp"
+#include "data/grammar.hpp"
+#include "data/tokenizer.hpp"
 #include "nn/attention_stats.hpp"
 #include "nn/generate.hpp"
 #include "nn/train.hpp"
+#include "tensor/json.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 
 namespace attnlab::phase4 {
+
+inline std::int64_t len(const auto& v) { return static_cast<std::int64_t>(v.size()); }
+inline Tensor row(const std::vector<std::int64_t>& ids) { return from_vector(ids, {1, len(ids)}); }  // [1, T]
 
 // A new Transformer with `model`'s weights and another mask: causal or not, and
 // optionally local (window) or strided. The parameters are copied by name, so the
@@ -49,8 +56,53 @@ inline std::unique_ptr<nn::Transformer> with_mask(const nn::Transformer& model, 
     return out;
 }
 
-inline std::int64_t len(const std::vector<std::int64_t>& v) { return static_cast<std::int64_t>(v.size()); }
-inline Tensor row(const std::vector<std::int64_t>& ids) { return from_vector(ids, {1, len(ids)}); }  // [1, T]
+
+// "<bos> w1 w2 ...": a sentence as the models saw sentences in training, and back to text.
+inline std::vector<std::int64_t> with_bos(const std::string& text) {
+    std::vector<std::int64_t> ids{data::Vocab::kBos};
+    for (std::int64_t id : data::WordTokenizer(data::toy_grammar().vocab()).encode(text)) ids.push_back(id);
+    return ids;
+}
+inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& ids) {
+    std::vector<std::string> out;
+    for (std::int64_t id : ids) out.push_back(data::toy_grammar().vocab().word(id));
+    return out;
+}
+inline std::string text_of(const std::vector<std::int64_t>& ids) {
+    std::string s;
+    for (const std::string& w : token_labels(ids)) s += (s.empty() ? "" : " ") + w;
+    return s;
+}
+
+inline std::string fixed3(double x) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.3f", x);
+    return s;
+}
+inline Json json_of(const std::vector<double>& v) {
+    Json a = Json::array();
+    for (double x : v) a.push_back(x);
+    return a;
+}
+
+// Sequences of different lengths as one batch [B, T_max], <pad> after each, and the lengths.
+struct PaddedBatch {
+    Tensor ids;                         // int64 [B, T_max]
+    std::vector<std::int64_t> lengths;  // real tokens per row
+};
+inline PaddedBatch pad_batch(std::vector<std::vector<std::int64_t>> seqs) {
+    std::int64_t T = 0;
+    for (const auto& s : seqs) T = std::max(T, len(s));
+    PaddedBatch b;
+    std::vector<std::int64_t> flat;
+    for (auto& s : seqs) {
+        b.lengths.push_back(len(s));
+        s.resize(static_cast<std::size_t>(T), data::Vocab::kPad);
+        flat.insert(flat.end(), s.begin(), s.end());
+    }
+    b.ids = from_vector(flat, {len(b.lengths), T});
+    return b;
+}
 
 // Logits [T, V] of one sequence, without recording a graph.
 inline Tensor logits_of(nn::Transformer& model, const std::vector<std::int64_t>& ids) {
@@ -127,6 +179,22 @@ inline Tensor layer_weights(nn::Transformer& model, const Tensor& ids, std::size
     return w;
 }
 
+// The largest weight any layer and head gives to a padded key (key j >= lengths[b] of
+// sequence b) when `padding` is applied: exactly 0 if the mask works.
+inline double max_weight_on_padding(nn::Transformer& model, const Tensor& ids, const nn::Mask& padding,
+                                    const std::vector<std::int64_t>& lengths) {
+    double m = 0;
+    const std::int64_t T = ids.size(1);
+    for (std::size_t l = 0; l < model.blocks.size(); ++l) {
+        const Tensor w = layer_weights(model, ids, l, padding);  // [B, H, T, T]
+        for (std::int64_t b = 0; b < len(lengths); ++b)
+            if (lengths[static_cast<std::size_t>(b)] < T)
+                m = std::max(m, max(w.select(0, b).narrow(-1, lengths[static_cast<std::size_t>(b)],
+                                                          T - lengths[static_cast<std::size_t>(b)])).item());
+    }
+    return m;
+}
+
 // Mean attention entropy (nats) of every head over the queries of a batch: L·H values,
 // layer-major (L1 H1, L1 H2, ..., L2 H1, ...).
 inline std::vector<double> mean_entropy_per_head(nn::Transformer& model, const Tensor& ids) {
@@ -138,6 +206,14 @@ inline std::vector<double> mean_entropy_per_head(nn::Transformer& model, const T
         for (double e : nn::per_head_mean(nn::row_entropy(w)).to_vector<double>()) out.push_back(e);
     model.trace().enabled = false, model.trace().clear();
     return out;
+}
+
+// Mean entropy of uniform causal attention over T queries: query i spreads over i + 1
+// keys, ln(i + 1) nats. The reference line for attention that has learned nothing.
+inline double uniform_causal_entropy(std::int64_t T) {
+    double e = 0;
+    for (std::int64_t i = 0; i < T; ++i) e += std::log(static_cast<double>(i + 1)) / static_cast<double>(T);
+    return e;
 }
 
 // Seed "Experiments to Try" 1: the validation loss with one head switched off, for
@@ -169,7 +245,7 @@ struct Variant {
 
 inline nn::TrainResult train_variant(const Variant& v, std::int64_t steps, std::int64_t eval_every,
                                      std::function<void(std::int64_t, nn::Transformer&)> on_eval = {}) {
-    nn::TrainConfig c = nn::standard_config("causal_model");
+    nn::TrainConfig c = nn::standard_config("causal_model");  // its seed too, so the causal run is causal_model's
     c.stop_after = steps, c.eval_every = eval_every, c.on_eval = std::move(on_eval);
     c.causal_mask = v.causal, c.window = v.window, c.stride = v.stride;
     c.progress = nn::TrainConfig::Progress::quiet;
@@ -197,6 +273,45 @@ inline std::pair<double, nn::Generation> timed_generation(nn::Transformer& model
     for (int r = 0; r < repeats; ++r) ms.push_back((g = nn::generate(model, prompt, o)).milliseconds);
     std::sort(ms.begin(), ms.end());
     return {ms[ms.size() / 2], std::move(g)};
+}
+
+// The same greedy generation with and without the KV cache until the context is full:
+// median times of `repeats` runs, and whether the two agree.
+struct KVComparison {
+    std::int64_t new_tokens = 0;
+    double ms_cached = 0, ms_recomputed = 0;
+    bool same_tokens = false;
+    double max_logit_diff = 0;  // over every step's [V] logits
+};
+inline KVComparison compare_kv_cache(nn::Transformer& model, const std::vector<std::int64_t>& prompt, int repeats) {
+    nn::GenerateOptions o{.max_new_tokens = model.config().context - len(prompt)};
+    const auto [ms_cached, cached] = timed_generation(model, prompt, o, repeats);
+    o.use_kv_cache = false;
+    const auto [ms_full, full] = timed_generation(model, prompt, o, repeats);
+    KVComparison c{len(cached.tokens), ms_cached, ms_full, cached.tokens == full.tokens, 0};
+    for (std::size_t k = 0; k < cached.logits.size(); ++k)
+        c.max_logit_diff = std::max(c.max_logit_diff, max_abs_diff(cached.logits[k], full.logits[k]));
+    return c;
+}
+
+// The k most likely next tokens under softmax(logits [V]), most likely first.
+inline std::vector<std::pair<std::int64_t, double>> top_probabilities(const Tensor& logits, std::size_t k) {
+    const std::vector<double> p = softmax(logits, -1).to_vector<double>();
+    std::vector<std::pair<std::int64_t, double>> out;
+    for (std::size_t v = 0; v < p.size(); ++v) out.emplace_back(static_cast<std::int64_t>(v), p[v]);
+    k = std::min(k, out.size());
+    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), out.end(),
+                      [](const auto& a, const auto& b) { return a.second > b.second; });
+    out.resize(k);
+    return out;
+}
+
+// Mean training loss over the last n steps of a run (one batch is noisy).
+inline double final_train_loss(const nn::TrainResult& r, std::size_t n = 20) {
+    n = std::min(n, r.curve.size());
+    double s = 0;
+    for (std::size_t k = r.curve.size() - n; k < r.curve.size(); ++k) s += r.curve[k].loss;
+    return s / static_cast<double>(n);
 }
 
 // "L1 H1", "L1 H2", ...: head names in the layer-major order used above.
