@@ -58,13 +58,18 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan bench plots-demo train gallery help clean
+.PHONY: all build programs test debug asan bench plots-demo train gallery test-browser help clean
 .DEFAULT_GOAL := all
 
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
 all: build
 	@for t in plots-demo $(PHASES) gallery; do $(MAKE) --no-print-directory $$t || exit 1; done
 	@echo "all: open out/index.html"
+
+## test-browser  check out/phase3/explorer.html in headless Chromium (installs Debian's chromium if missing)
+test-browser: $(B)/browser_test $(B)/phase3_visualization
+	@test -f out/phase3/explorer.html || $(B)/phase3_visualization
+	tools/browser_test.sh $(B)/browser_test
 
 ## gallery     draw out/summary_all_phases and write out/index.html from what the phases wrote
 gallery: $(B)/gallery
