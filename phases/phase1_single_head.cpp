@@ -22,6 +22,7 @@
 #include "nn/scaling_experiment.hpp"
 #include "nn/train.hpp"
 #include "phases/phase1_worked_examples.hpp"
+#include "phases/phase12_metrics.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
@@ -249,5 +250,6 @@ int main() {
     m["scaling_training"] = jt;
     out.figure(plots::line_chart(curves, {.title = "Training the same task at d_k = 128, same seed", .x_title = "step",
                                           .y_title = "training loss (nats)"}), "scaling_training");
+    require_keys(m, kPhase1MetricKeys, "phase 1");
     out.save_metrics();
 }
