@@ -170,14 +170,14 @@ int main() {
     std::vector<std::string> head_titles;
     for (std::int64_t h = 0; h < H; ++h) {
         head_out.push_back(to_matrix(heads.select(0, 0).select(0, h).mT()));  // (d_k, T)
-        head_titles.push_back("head " + std::to_string(h + 1) + " = features " + std::to_string(h * d_k) + "-" + std::to_string((h + 1) * d_k - 1));
+        head_titles.push_back("head " + std::to_string(h + 1) + " (" + std::to_string(h * d_k) + "-" + std::to_string((h + 1) * d_k - 1) + ")");
     }
     const double lim = std::max(max(abs(concat)).item(), max(abs(projected)).item());  // one colour scale for all three
     plots::HeatmapGridOptions ho;
     ho.col_labels = tokens, ho.x_title = "token", ho.y_title = "feature";
     ho.colormap = plots::Colormap::red_blue, ho.vmin = -lim, ho.vmax = lim, ho.colorbar_label = "value";
     ho.cell_size = 11, ho.columns = 1, ho.panel_titles = head_titles;
-    ho.title = "1. Per head: " + std::to_string(H) + " x [" + std::to_string(d_k) + " x " + std::to_string(T) + "]";
+    ho.title = "1. Per head: " + std::to_string(H) + " x [" + std::to_string(d_k) + " x " + std::to_string(T) + "]";  // (features in the concatenation)
     plots::HeatmapOptions co = ho;
     co.title = "2. Concatenated [" + std::to_string(d_model) + " x " + std::to_string(T) + "]";
     plots::HeatmapOptions po = ho;
