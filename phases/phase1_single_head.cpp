@@ -65,10 +65,9 @@ int main() {
     Output out("out/phase1");
     Json& m = out.metrics();
     m["seed"] = static_cast<std::int64_t>(seed);
-    NoGradGuard no_grad;  // nothing here trains except step 5, which makes its own graphs
-
     section("0. The trained single_head_model and the toy sentence");
-    nn::LoadedCheckpoint ckpt = nn::load_or_train("single_head_model");
+    nn::LoadedCheckpoint ckpt = nn::load_or_train("single_head_model");  // trains it first if it is missing
+    NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
     nn::Transformer& model = *ckpt.model;
     model.eval();
     nn::Block& block = *model.blocks[0];
