@@ -22,6 +22,7 @@
 #include "nn/scaling_experiment.hpp"
 #include "nn/train.hpp"
 #include "phases/phase1_worked_examples.hpp"
+#include "phases/phase12_metrics.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
@@ -64,10 +65,9 @@ int main() {
     Output out("out/phase1");
     Json& m = out.metrics();
     m["seed"] = static_cast<std::int64_t>(seed);
-    NoGradGuard no_grad;  // nothing here trains except step 5, which makes its own graphs
-
     section("0. The trained single_head_model and the toy sentence");
-    nn::LoadedCheckpoint ckpt = nn::load_or_train("single_head_model");
+    nn::LoadedCheckpoint ckpt = nn::load_or_train("single_head_model");  // trains it first if it is missing
+    NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
     nn::Transformer& model = *ckpt.model;
     model.eval();
     nn::Block& block = *model.blocks[0];
@@ -138,7 +138,10 @@ int main() {
         score_lines.push_back(tokens[j] + "  " + num(sat_scores.at({j}), 2));
         weight_lines.push_back(tokens[j] + "  " + num(sat_weights.at({j}), 3));
     }
-    auto box_lines = [](std::string head, std::vector<std::string> rest) { rest.insert(rest.begin(), head); return rest; };
+    auto box_lines = [](std::string head, std::vector<std::string> rest) {  // a vector's box: its name, then its largest entries
+        rest.insert(rest.begin(), {head, "largest |entries|:"});
+        return rest;
+    };
     const std::string dk = "[" + std::to_string(d_k) + "]", Tdk = "[" + std::to_string(T) + " x " + std::to_string(d_k) + "]";
     std::vector<plots::FlowBox> boxes{
         {.id = "x", .lines = box_lines("x_sat (input)", top_entries(X.select(0, sat), 3)), .note = "[" + std::to_string(d_model) + "]", .column = 0, .row = 0},
@@ -210,16 +213,19 @@ int main() {
             if (st.scaled == sc) s.x.push_back(static_cast<double>(st.d_k)), s.y.push_back(stat(st));
         return s;
     };
-    auto chart = [&](auto stat, std::string title, std::string y_title, bool log_y) {
+    auto chart = [&](auto stat, std::string title, std::string y_title, bool log_y, double uniform = NAN) {
         plots::LineChartOptions o{.title = title, .x_title = "d_k (log scale)", .y_title = y_title, .log_x = true, .log_y = log_y};
-        return plots::line_chart({series(stat, false), series(stat, true)}, o);
+        std::vector<plots::Series> lines{series(stat, false), series(stat, true)};
+        if (!std::isnan(uniform))  // what uniform attention over the 16 keys would give
+            lines.push_back({.name = "uniform attention", .x = {8, 128}, .y = {uniform, uniform}, .markers = false, .dashed = true});
+        return plots::line_chart(lines, o);
     };
     plots::LineChartOptions vo{.title = "Variance of q.k: grows like d_k unscaled, stays near 1 scaled", .x_title = "d_k (log scale)",
                                .y_title = "Var(score) (log scale)", .log_x = true, .log_y = true, .fit_slope = true};
     out.figure(plots::line_chart({series([](auto& st) { return st.score_variance; }, false),
                                   series([](auto& st) { return st.score_variance; }, true)}, vo), "scaling_variance");
-    out.figure(plots::hstack({chart([](auto& st) { return st.mean_max_weight; }, "Mean max weight per row", "max_j w_ij (1 = one-hot)", false),
-                              chart([](auto& st) { return st.mean_entropy; }, "Mean row entropy", "nats (ln 16 = 2.77 is uniform)", false)},
+    out.figure(plots::hstack({chart([](auto& st) { return st.mean_max_weight; }, "Mean max weight per row", "max_j w_ij (1 = one-hot)", false, 1.0 / 16),
+                              chart([](auto& st) { return st.mean_entropy; }, "Mean row entropy", "entropy (nats)", false, std::log(16.0))},
                              "Softmax saturation without scaling (16 keys per query)"), "scaling_saturation");
     out.figure(plots::hstack({chart([](auto& st) { return st.median_row_grad; }, "Median row gradient at the softmax input", "median_i |dL/d logits_i| (log)", true),
                               chart([](auto& st) { return st.grad_norm_w_q; }, "Gradient reaching W_Q", "|dL/dW_Q| (log)", true)},
@@ -247,7 +253,8 @@ int main() {
         curves.push_back(s);
     }
     m["scaling_training"] = jt;
-    out.figure(plots::line_chart(curves, {.title = "Training the same task at d_k = 128, same seed", .x_title = "step",
+    out.figure(plots::line_chart(curves, {.title = "Pointer task at d_k = 128, with and without 1/sqrt(d_k) (same seed)", .x_title = "step",
                                           .y_title = "training loss (nats)"}), "scaling_training");
+    require_keys(m, kPhase1MetricKeys, "phase 1");
     out.save_metrics();
 }

@@ -18,6 +18,7 @@
 #include "nn/attention_stats.hpp"
 #include "nn/head_analysis.hpp"
 #include "nn/train.hpp"
+#include "phases/phase12_metrics.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
@@ -164,22 +165,27 @@ int main() {
     m["head_similarity"] = js;
 
     section("5. Concatenation and projection (seed 002 section 4)");
+    // Drawn as the seed draws it: features down, tokens across, so the concatenation is the heads stacked.
     std::vector<plots::Matrix> head_out;
-    for (std::int64_t h = 0; h < H; ++h) head_out.push_back(to_matrix(heads.select(0, 0).select(0, h)));  // (T, d_k)
+    std::vector<std::string> head_titles;
+    for (std::int64_t h = 0; h < H; ++h) {
+        head_out.push_back(to_matrix(heads.select(0, 0).select(0, h).mT()));  // (d_k, T)
+        head_titles.push_back("head " + std::to_string(h + 1) + " (" + std::to_string(h * d_k) + "-" + std::to_string((h + 1) * d_k - 1) + ")");
+    }
     const double lim = std::max(max(abs(concat)).item(), max(abs(projected)).item());  // one colour scale for all three
     plots::HeatmapGridOptions ho;
-    ho.row_labels = tokens, ho.x_title = "feature", ho.y_title = "token";
+    ho.col_labels = tokens, ho.x_title = "token", ho.y_title = "feature";
     ho.colormap = plots::Colormap::red_blue, ho.vmin = -lim, ho.vmax = lim, ho.colorbar_label = "value";
-    ho.columns = static_cast<int>(H);
-    ho.panel_titles = head_names;
-    ho.title = "1. Each head's output: " + std::to_string(H) + " x [" + std::to_string(T) + " x " + std::to_string(d_k) + "]";
+    ho.cell_size = 11, ho.columns = 1, ho.panel_titles = head_titles;
+    ho.title = "1. Per head: " + std::to_string(H) + " x [" + std::to_string(d_k) + " x " + std::to_string(T) + "]";  // (features in the concatenation)
     plots::HeatmapOptions co = ho;
-    co.title = "2. Concatenated: [" + std::to_string(T) + " x " + std::to_string(d_model) + "], the same numbers side by side";
+    co.title = "2. Concatenated [" + std::to_string(d_model) + " x " + std::to_string(T) + "]";
     plots::HeatmapOptions po = ho;
-    po.title = "3. Projected by W_O: [" + std::to_string(T) + " x " + std::to_string(d_model) + "], every feature mixes all heads";
-    out.figure(plots::vstack({plots::heatmap_grid(head_out, ho), plots::heatmap(to_matrix(concat.select(0, 0)), co),
-                              plots::heatmap(to_matrix(projected.select(0, 0)), po)},
-                             "Multi-head output: per-head, concatenated, projected"), "concat_projection");
+    po.title = "3. Projected by W_O [" + std::to_string(d_model) + " x " + std::to_string(T) + "]";
+    out.figure(plots::hstack({plots::heatmap_grid(head_out, ho), plots::heatmap(to_matrix(concat.select(0, 0).mT()), co),
+                              plots::heatmap(to_matrix(projected.select(0, 0).mT()), po)},
+                             "Heads' outputs, concatenated (the same numbers), then mixed by W_O", 40),
+               "concat_projection");
     std::cout << "token 'the' (0), head outputs concatenated, first 8 features: " << concat.select(0, 0).select(0, 0).narrow(0, 0, 8)
               << "\nafter W_O, first 8 features:                            " << projected.select(0, 0).select(0, 0).narrow(0, 0, 8) << "\n";
 
@@ -225,5 +231,6 @@ int main() {
     out.figure(plots::line_chart({loss_s, floor_s}, {.title = "Validation loss vs number of heads (d_model 64, same steps and seed)",
                                                      .x_title = "heads H (log scale; d_k = 64 / H)", .y_title = "loss (nats)",
                                                      .log_x = true}), "heads_sweep");
+    require_keys(m, kPhase2MetricKeys, "phase 2");
     out.save_metrics();
 }
