@@ -115,10 +115,10 @@ int main() {
         for (const auto& s : sentences) m.attention.push_back(attention_of(m.model(), framed(s)));
         const nn::TransformerConfig& c = m.model().config();
         const auto& x = m.checkpoint.info.extra;
-        std::printf("  %-17s %s, %lld layers x %lld heads, d_model %lld; step %lld of %s; val loss %s (Bayes floor %s)\n",
+        std::printf("  %-17s %s, %lld layers x %lld heads, d_model %lld; step %lld of %s; val loss %.3f (Bayes floor %.3f)\n",
                     m.name.c_str(), c.causal ? "causal" : "bidirectional", (long long)c.n_layers, (long long)c.n_heads,
                     (long long)c.d_model, (long long)m.checkpoint.step, x.at("total_steps").c_str(),
-                    x.at("val_loss").substr(0, 6).c_str(), x.at("bayes_floor").substr(0, 6).c_str());
+                    std::stod(x.at("val_loss")), std::stod(x.at("bayes_floor")));
     }
     Studied& causal = models[0];
     const Layers& toy = causal.attention[0];  // causal_model on "<bos> the cat sat on the mat <eos>"
@@ -126,11 +126,10 @@ int main() {
     const std::int64_t L = static_cast<std::int64_t>(toy.size()), H = toy[0].size(0);
     Json& metrics = out.metrics();
     metrics["sentence"] = phase::kToySentence;
-    metrics["tokens"] = Json::array();
-    for (const std::string& t : tokens) metrics["tokens"].push_back(t);
+    metrics["tokens"] = Json(Json::Array(tokens.begin(), tokens.end()));
 
     // ---- 2. attention flow -------------------------------------------------------
-    phase::section("2. Attention flow: causal_model, every head (edges >= 0.15)");
+    phase::section("2. Attention flow: causal_model, every head; each query -> its strongest key");
     std::vector<plots::Figure> panels;
     for (std::int64_t l = 0; l < L; ++l)
         for (std::int64_t h = 0; h < H; ++h) {
@@ -162,7 +161,7 @@ int main() {
     std::printf("  sharpest head: layer %lld head %lld (mean entropy %.3f nats)\n", (long long)best_l, (long long)best_h,
                 best_entropy);
     const plots::Surface3DOptions surface{
-        .title = "causal_model, layer " + std::to_string(best_l) + " head " + std::to_string(best_h) + ": weight over (query, key)",
+        .title = "causal_model, layer " + std::to_string(best_l) + " head " + std::to_string(best_h),
         .row_labels = tokens, .col_labels = tokens, .width = 560, .height = 480};
     const plots::Matrix landscape = phase::to_matrix(toy[best_l].select(0, best_h));
     out.figure(plots::surface3d(landscape, surface), "3d_attention");
@@ -182,7 +181,8 @@ int main() {
                 raw.select(0, T - 1).select(0, 0).item(), raw.select(0, T - 1).select(0, T - 1).item());
     plots::HeatmapGridOptions grid;
     grid.title = "causal_model: what each query reads, directly and through the layers";
-    grid.panel_titles = {"raw layer " + std::to_string(L - 1) + ", heads averaged", "rollout over layers 0-" + std::to_string(L - 1)};
+    grid.panel_titles = {"raw layer " + std::to_string(L - 1) + ", heads averaged",
+                         "rollout over layers 0-" + std::to_string(L - 1)};
     grid.row_labels = grid.col_labels = tokens;
     grid.annotate = true;
     grid.vmin = 0, grid.vmax = 1;
@@ -204,7 +204,7 @@ int main() {
     std::vector<plots::Figure> distance_panels;
     Json& distance_json = metrics["attention_distance"];
     std::vector<std::vector<double>> layer_ratio(models.size());  // [model][layer]: distance / uniform, heads averaged
-    std::vector<double> uniforms;                                  // [model]  // [model][layer]: distance / uniform, heads averaged
+    std::vector<double> uniforms;                                  // [model]: the uniform baseline
     for (std::size_t mi = 0; mi < models.size(); ++mi) {
         Studied& m = models[mi];
         // Means over every query of every sentence, per layer and head: [L, H] each.
@@ -222,10 +222,15 @@ int main() {
         uniforms.push_back(uniform);
         const plots::Matrix d = phase::to_matrix(distance), e = phase::to_matrix(entropy), b = phase::to_matrix(bos);
         Json model_json = Json::Object{{"uniform", uniform}, {"layers", Json::array()}};
+        std::vector<std::string> labels;  // the figure: one bar per (layer, head), and last uniform's under the same mask
+        std::vector<double> values;
         for (std::size_t l = 0; l < d.size(); ++l) {
-            for (std::size_t h = 0; h < d[l].size(); ++h)
+            for (std::size_t h = 0; h < d[l].size(); ++h) {
                 std::printf("  %-17s %5zu %4zu %8.3f %8.3f %6.2f %8.3f %6.3f\n", m.name.c_str(), l, h, d[l][h], uniform,
                             d[l][h] / uniform, e[l][h], b[l][h]);
+                labels.push_back("layer " + std::to_string(l) + " head " + std::to_string(h));
+                values.push_back(d[l][h]);
+            }
             const double layer_mean = mean(distance.select(0, static_cast<std::int64_t>(l))).item();
             std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", m.name.c_str(), l, layer_mean, uniform, layer_mean / uniform);
             layer_ratio[mi].push_back(layer_mean / uniform);
@@ -233,14 +238,6 @@ int main() {
                                                         {"bos_weight", json_array(b[l])}, {"mean_distance", layer_mean}});
         }
         distance_json[m.name] = std::move(model_json);
-        // One bar per (layer, head), and last the distance uniform attention would have under the same mask.
-        std::vector<std::string> labels;
-        std::vector<double> values;
-        for (std::size_t l = 0; l < d.size(); ++l)
-            for (std::size_t h = 0; h < d[l].size(); ++h) {
-                labels.push_back("layer " + std::to_string(l) + " head " + std::to_string(h));
-                values.push_back(d[l][h]);
-            }
         labels.push_back("uniform, same mask"), values.push_back(uniform);
         distance_panels.push_back(plots::bar_chart(
             labels, values,
@@ -259,7 +256,7 @@ int main() {
     // Heads and layers averaged: the distance itself, and as a share of uniform attention's under the same mask.
     std::vector<double> overall(models.size());
     for (std::size_t mi = 0; mi < models.size(); ++mi)
-        overall[mi] = std::accumulate(layer_ratio[mi].begin(), layer_ratio[mi].end(), 0.0) / static_cast<double>(L);
+        overall[mi] = std::accumulate(layer_ratio[mi].begin(), layer_ratio[mi].end(), 0.0) / double(layer_ratio[mi].size());
     std::printf("  Causal masking: uniform attention would reach %.2f tokens under the causal mask, %.2f without it.\n"
                 "  The trained models reach %.2f (%s) and %.2f (%s): %.2f and %.2f of their own uniform.\n"
                 "  The mask shortens the reach; within it the causal model spreads %s.\n",
@@ -267,29 +264,28 @@ int main() {
                 models[1].name.c_str(), overall[0], overall[1],
                 overall[0] > overall[1] ? "more evenly, while the bidirectional one picks nearer keys"
                                         : "less evenly than the bidirectional one");
-    metrics["distance_over_uniform"] = Json::Object{{models[0].name, json_array(layer_ratio[0])}, {models[1].name, json_array(layer_ratio[1])}};
-
-    out.figure(plots::figure_grid(distance_panels, {.title = "Attention distance: mean |i - j| over every query of the 10 toy sentences",
-                                                    .columns = 1}),
+    metrics["distance_over_uniform"] =
+        Json::Object{{models[0].name, json_array(layer_ratio[0])}, {models[1].name, json_array(layer_ratio[1])}};
+    out.figure(plots::figure_grid(distance_panels, {.title = "Attention distance: mean |i - j| over every query of the "
+                                                             "10 toy sentences", .columns = 1}),
                "attention_distance");
 
     // ---- 6. the explorer ---------------------------------------------------------
     phase::section("6. The explorer: every toy sentence in both models");
-    Json data = Json::object();
-    data["format"] = "attnlab-explorer";
-    data["version"] = 1;
-    data["decimals"] = explorer::kDecimals;
-    for (std::int64_t h = 0; h < H; ++h) data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(static_cast<std::size_t>(h))));
+    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 1}, {"decimals", explorer::kDecimals}};
+    for (std::size_t h = 0; h < static_cast<std::size_t>(H); ++h)
+        data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
     for (std::size_t s = 0; s < sentences.size(); ++s) {
         std::string text;
         for (std::int64_t id : sentences[s]) text += (text.empty() ? "" : " ") + vocab.word(id);
-        data["sentences"].push_back(Json::Object{{"text", text}, {"tokens", Json(Json::Array(sentence_tokens[s].begin(), sentence_tokens[s].end()))}});
+        const auto& t = sentence_tokens[s];
+        data["sentences"].push_back(Json::Object{{"text", text}, {"tokens", Json(Json::Array(t.begin(), t.end()))}});
     }
     for (Studied& m : models) {
         const nn::TransformerConfig& c = m.model().config();
         Json md = Json::Object{{"key", m.key}, {"name", m.name}, {"causal", c.causal},
-                               {"description", c.causal ? "TinyGPT, next-token prediction: each token sees itself and the tokens before it"
-                                                        : "bidirectional encoder, masked-token prediction: each token sees every token"},
+                               {"description", c.causal ? "TinyGPT, next-token prediction: a token sees itself and earlier ones"
+                                                        : "bidirectional encoder, masked-token prediction: a token sees all"},
                                {"n_layers", c.n_layers}, {"n_heads", c.n_heads}, {"attention", Json::array()}};
         for (const Layers& layers : m.attention) md["attention"].push_back(explorer::attention_json(layers));
         data["models"].push_back(std::move(md));
@@ -299,7 +295,8 @@ int main() {
     write_file_atomic(out.dir() + "/explorer.html", page);
     std::printf("  wrote %s/explorer.html (%zu KB, %zu sentences x %zu models) and explorer_data.json\n",
                 out.dir().c_str(), page.size() / 1024, sentences.size(), models.size());
-    std::printf("  open it, or a view: %s/explorer.html#model=causal&sentence=0&layer=1&head=2&token=3\n", out.dir().c_str());
+    std::printf("  open it, or one view: %s/explorer.html#model=causal&sentence=0&layer=1&head=2&token=3\n",
+                out.dir().c_str());
 
     out.save_metrics();
     return 0;
