@@ -5,6 +5,7 @@
 // without it; proof that the future cannot leak; what happens when training or
 // testing breaks causality; generation one token at a time (and the KV cache);
 // padding and combined masks; custom masks; entropy during training and head pruning.
+// Also writes out/data/phase4_causal_weights.npy for the summary sheet.
 // The models: the trained causal_model (out/checkpoints/, trained here if missing)
 // and four short TinyGPT runs that differ only in their mask (phase4_experiments.hpp).
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "plots/mask_chart.hpp"
 #include "plots/table.hpp"
 #include "tensor/fileio.hpp"
+#include "tensor/npy.hpp"
 
 using namespace attnlab;
 using namespace attnlab::phase;
@@ -83,6 +85,7 @@ int main() {
     out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal");
     m["bidirectional_vs_causal"] =
         Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
+    save_npy("out/data/phase4_causal_weights.npy", causal.contiguous());  // the gallery's summary sheet
 
     // ---- 3. Verify causality (seed experiment 1): the future cannot change the past
     section("3. Verify causality: change or shuffle every token after position i");
