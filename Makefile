@@ -61,8 +61,14 @@ PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 .PHONY: all build programs test debug asan bench plots-demo train gallery test-browser help clean
 .DEFAULT_GOAL := all
 
+# Parallel by default where it is safe: compiling, and training the three checkpoints.
+# The phase programs then run one after another, so their printouts do not interleave.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
-all: build
+all:
+	@$(MAKE) --no-print-directory -j$(JOBS) build
+	@$(MAKE) --no-print-directory -j$(JOBS) train
 	@for t in plots-demo $(PHASES) gallery; do $(MAKE) --no-print-directory $$t || exit 1; done
 	@echo "all: open out/index.html"
 
