@@ -15,7 +15,6 @@
 // Writes out/phase1/*.svg|png, out/phase1/metrics.json, out/data/attention_weights.npy.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 
 #include "autograd/node.hpp"
@@ -30,7 +29,6 @@
 #include "plots/heatmap.hpp"
 #include "plots/layout.hpp"
 #include "plots/line_chart.hpp"
-#include "tensor/npy.hpp"
 
 using namespace attnlab;
 using namespace attnlab::phase;
@@ -122,9 +120,7 @@ int main() {
     ho.vmin = 0.0, ho.vmax = 1.0;
     ho.colorbar_label = "weight (each row sums to 1)";
     out.figure(plots::heatmap(to_matrix(weights), ho), "attention_heatmap");
-    std::filesystem::create_directories("out/data");
-    save_npy("out/data/attention_weights.npy", weights);
-    std::printf("  wrote out/data/attention_weights.npy %s\n", weights.shape().str().c_str());
+    save_key_matrix("attention_weights", weights, tokens, tokens);
     m["tokens"] = Json::Array(tokens.begin(), tokens.end());
     m["shapes"] = Json::Object{{"X", X.shape().str()}, {"Q", Q.shape().str()}, {"K", K.shape().str()},
                                {"V", V.shape().str()}, {"scores", scores.shape().str()}, {"output", output.shape().str()}};

@@ -11,7 +11,6 @@
 // (seed 002 §4); 6. single head vs multi-head, and a sweep over the number of heads.
 // Writes out/phase2/*.svg|png, out/phase2/metrics.json, out/data/multi_head_patterns.npy.
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 
 #include "autograd/node.hpp"
@@ -25,7 +24,6 @@
 #include "plots/heatmap.hpp"
 #include "plots/line_chart.hpp"
 #include "plots/table.hpp"
-#include "tensor/npy.hpp"
 
 using namespace attnlab;
 using namespace attnlab::phase;
@@ -108,9 +106,7 @@ int main() {
     go.columns = 2;
     go.colorbar_label = "attention weight";
     out.figure(plots::heatmap_grid(panels, go), "multi_head_grid");
-    std::filesystem::create_directories("out/data");
-    save_npy("out/data/multi_head_patterns.npy", patterns);
-    std::printf("  wrote out/data/multi_head_patterns.npy %s\n", patterns.shape().str().c_str());
+    save_key_matrix("multi_head_patterns", patterns, tokens, tokens);
     Json jw = Json::array();
     for (double x : patterns.to_vector<double>()) jw.push_back(x);
     m["tokens"] = Json::Array(tokens.begin(), tokens.end());

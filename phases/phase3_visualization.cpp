@@ -19,7 +19,6 @@
 #include <numeric>
 
 #include "autograd/node.hpp"
-#include "tensor/npy.hpp"
 #include "data/toy_sequences.hpp"
 #include "nn/attention_stats.hpp"
 #include "nn/train.hpp"
@@ -193,7 +192,7 @@ int main() {
         for (std::int64_t j = i + 1; j < T; ++j) grid.mask[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = true;
     out.figure(plots::heatmap_grid({phase::to_matrix(raw), phase::to_matrix(rollout)}, grid), "attention_rollout");
     metrics["rollout"] = json_matrix(rollout);
-    save_npy("out/data/phase3_rollout.npy", rollout.contiguous());  // the gallery's summary sheet
+    phase::save_key_matrix("phase3_rollout", rollout, tokens, tokens);
     metrics["raw_last_layer"] = json_matrix(raw);
 
     // ---- 5. attention distance ---------------------------------------------------

@@ -22,7 +22,6 @@
 #include "plots/mask_chart.hpp"
 #include "plots/table.hpp"
 #include "tensor/fileio.hpp"
-#include "tensor/npy.hpp"
 
 using namespace attnlab;
 using namespace attnlab::phase;
@@ -85,7 +84,7 @@ int main() {
     out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal");
     m["bidirectional_vs_causal"] =
         Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
-    save_npy("out/data/phase4_causal_weights.npy", causal.contiguous());  // the gallery's summary sheet
+    save_key_matrix("phase4_causal_weights", causal, token_labels(ids), token_labels(ids));
 
     // ---- 3. Verify causality (seed experiment 1): the future cannot change the past
     section("3. Verify causality: change or shuffle every token after position i");

@@ -21,12 +21,12 @@
 #include "nn/attention.hpp"
 #include "nn/attention_cost.hpp"
 #include "nn/seq2seq_experiment.hpp"
+#include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/line_chart.hpp"
 #include "plots/save.hpp"
 #include "tensor/json.hpp"
-#include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 
@@ -181,7 +181,7 @@ int main() {
     grid.x_title = "source position", grid.y_title = "output step", grid.vmin = 0.0, grid.vmax = 1.0;
     grid.colorbar_label = "attention weight";
     P::save(P::heatmap_grid(panels, grid), kOut + "/reversal_attention");
-    save_npy("out/data/phase5_reversal_attention.npy", w.select(0, 0).contiguous());  // the gallery's summary sheet
+    phase::save_key_matrix("phase5_reversal_attention", w.select(0, 0), out_labels, src_labels);
     std::printf("\n6. Reversal, held out (%zu sequences): exact-sequence accuracy %.4f, anti-diagonal share %.4f\n",
                 held_out.size(), main_eval.accuracy, main_eval.anti_diagonal);
     std::cout << "   weights for source " << titles[0] << ":\n" << w.select(0, 0) << "\n";

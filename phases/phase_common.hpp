@@ -13,7 +13,9 @@
 #include "data/tokenizer.hpp"
 #include "plots/chart_input.hpp"
 #include "plots/save.hpp"
+#include "tensor/fileio.hpp"
 #include "tensor/json.hpp"
+#include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::phase {
@@ -65,5 +67,24 @@ private:
     std::string dir_;
     Json metrics_;
 };
+
+// The summary sheet (tools/gallery) shows one matrix per phase. It reads them from
+// out/data/<name>.npy, with their row and column labels in out/data/<name>.labels.txt
+// (two lines, space-separated; tokens hold no spaces), so its panels name the tokens.
+inline void save_key_matrix(const std::string& name, const Tensor& m, const std::vector<std::string>& rows,
+                            const std::vector<std::string>& cols) {
+    if (m.dim() < 2 || m.size(-2) != static_cast<std::int64_t>(rows.size()) ||
+        m.size(-1) != static_cast<std::int64_t>(cols.size()))
+        throw ShapeError("save_key_matrix('" + name + "'): matrix " + m.shape().str() + " but " +
+                         std::to_string(rows.size()) + " row and " + std::to_string(cols.size()) + " column labels");
+    auto line = [](const std::vector<std::string>& labels) {
+        std::string s;
+        for (const std::string& l : labels) s += (s.empty() ? "" : " ") + l;
+        return s + "\n";
+    };
+    save_npy("out/data/" + name + ".npy", m.contiguous());
+    write_file_atomic("out/data/" + name + ".labels.txt", line(rows) + line(cols));
+    std::printf("  wrote out/data/%s.npy %s (for the summary sheet)\n", name.c_str(), m.shape().str().c_str());
+}
 
 }  // namespace attnlab::phase

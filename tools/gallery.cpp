@@ -118,6 +118,30 @@ plots::Matrix first_matrix(const Tensor& t) {
     return out;
 }
 
+// Row and column labels from <stem>.labels.txt (written by phase::save_key_matrix), checked
+// against the matrix; a missing file leaves the plotter's 0, 1, 2, ... in place.
+void read_labels(const std::string& npy_path, const plots::Matrix& m, plots::HeatmapOptions& o) {
+    const std::string path = npy_path.substr(0, npy_path.size() - 4) + ".labels.txt";
+    if (!fs::exists(path)) return;
+    const std::string text = read_file(path, 1 << 20);
+    std::vector<std::vector<std::string>> lines(1);
+    std::string word;
+    for (char c : text + "\n") {
+        if (c == ' ' || c == '\n') {
+            if (!word.empty()) lines.back().push_back(word), word.clear();
+            if (c == '\n') lines.emplace_back();
+        } else {
+            word += c;
+        }
+    }
+    const std::size_t cols = m.empty() ? 0 : m[0].size();
+    if (lines.size() < 2 || lines[0].size() != m.size() || lines[1].size() != cols)
+        throw IOError("gallery: '" + path + "' must hold " + std::to_string(m.size()) + " row labels and " +
+                      std::to_string(cols) + " column labels, one line each");
+    o.row_labels = lines[0];
+    o.col_labels = lines[1];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -131,7 +155,9 @@ int main(int argc, char** argv) {
             plots::HeatmapOptions o;
             o.title = k.title;
             o.vmin = 0, o.vmax = 1;
-            panels.push_back(plots::heatmap(first_matrix(load_npy(path)), o));
+            const plots::Matrix m = first_matrix(load_npy(path));
+            read_labels(path, m, o);
+            panels.push_back(plots::heatmap(m, o));
         }
         if (!panels.empty()) {
             plots::FigureGridOptions g;
