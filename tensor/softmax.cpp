@@ -8,13 +8,22 @@
 // defines the result as an all-zero row with zero gradient — for softmax and
 // log_softmax alike — so one padded row can never poison a batch with NaN.
 // PyTorch returns NaN there; this is a documented difference.
+//
+// float rows along a contiguous last dim (attention's case) take the vectorised
+// loops of softmax_row.hpp; other layouts and double use the generic loop below.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
+#include "tensor/softmax_row.hpp"
 
 namespace attnlab {
+
+// Elements per parallel chunk: below ~64K a worker's wake-up costs more than it saves.
+constexpr std::int64_t kRowsGrainElements = 1 << 16;
 
 // y = softmax(x) or log_softmax(x) along d; `alive` gets 1 per row with a finite max, else 0.
 static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Tensor* alive) {
@@ -26,6 +35,33 @@ static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Te
     Shape row_shape = x.shape();
     row_shape[d] = 1;
     if (alive) *alive = empty(row_shape, x.dtype());
+    if (x.dtype() == kFloat32 && inner == 1) {  // rows contiguous: the vectorised loops
+        const float* px = xc.data_ptr<float>();
+        float* py = y.data_ptr<float>();
+        float* pa = alive ? alive->data_ptr<float>() : nullptr;
+        // Rows are independent, so splitting them over threads changes no bits.
+        parallel_for(0, outer, std::max<std::int64_t>(1, kRowsGrainElements / std::max<std::int64_t>(n, 1)),
+                     [&](std::int64_t lo, std::int64_t hi) {
+                         for (std::int64_t o = lo; o < hi; ++o) {
+                             const float* xr = px + o * n;
+                             float* yr = py + o * n;
+                             const float m = detail::row_max(xr, n);
+                             if (pa) pa[o] = m == -INFINITY ? 0.0f : 1.0f;
+                             if (m == -INFINITY) {  // fully masked (or empty) row
+                                 std::fill(yr, yr + n, 0.0f);
+                                 continue;
+                             }
+                             const double s = detail::exp_shifted_sum(xr, m, log_form ? nullptr : yr, n);
+                             if (log_form) {
+                                 const float log_s = static_cast<float>(std::log(s));
+                                 for (std::int64_t j = 0; j < n; ++j) yr[j] = xr[j] - m - log_s;
+                             } else {
+                                 detail::scale_row(yr, static_cast<float>(1.0 / s), n);
+                             }
+                         }
+                     });
+        return y;
+    }
     dispatch_float(x.dtype(), log_form ? "log_softmax" : "softmax", [&]<typename T>(T) {
         const T* px = xc.data_ptr<T>();
         T* py = y.data_ptr<T>();

@@ -1,9 +1,13 @@
-// test_softmax.cpp — softmax values, the -inf masking rule, stability.
+// test_softmax.cpp — softmax values, the -inf masking rule, stability, the vectorised exp.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "tests/support/tensor_matchers.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/rng.hpp"
+#include "tensor/softmax_row.hpp"
 
 using namespace attnlab;
 using attnlab::testing::IsCloseTo;
@@ -43,5 +47,58 @@ TEST_CASE("a fully masked row gives zeros, never NaN", "[tensor][softmax][mask]"
             (y.select(0, 1) * tensor({1, 2, 3})).sum().backward();
             CHECK_THAT(s.grad(), IsCloseTo(zeros({2, 3})));
         }
+    }
+}
+
+TEST_CASE("the vectorised exp of softmax rows: accurate, exact at 0 and -inf, NaN kept", "[tensor][softmax][exp]") {
+    // Every float in [-87.3, 0] on a fine grid (about 1.4 million values), against the exact exponential.
+    std::vector<float> t;
+    for (float x = 0.0f; x > -87.3f; x -= 6.103515625e-5f) t.push_back(x);
+    std::vector<float> e(t.size());
+    const double s = detail::exp_shifted_sum(t.data(), 0.0f, e.data(), static_cast<std::int64_t>(t.size()));
+    double worst = 0, sum = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double exact = std::exp(static_cast<double>(t[i]));
+        worst = std::max(worst, std::abs(e[i] - exact) / exact);
+        sum += e[i];
+    }
+    INFO("max relative error " << worst);
+    CHECK(worst < 2e-7);
+    CHECK(s == Approx(sum).epsilon(1e-10));  // summed in double, in another order
+    CHECK(e[0] == 1.0f);  // exp(0): the row maximum gets exactly 1
+
+    // A tail shorter than a vector, and the values around the ends of the range.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> edge = {-INFINITY, -1000.0f, -87.4f, nan, 0.0f, -1.0f, -87.33f};
+    std::vector<float> out(edge.size(), 42.0f);
+    detail::exp_shifted_sum(edge.data(), 0.0f, out.data(), static_cast<std::int64_t>(edge.size()));
+    CHECK(out[0] == 0.0f);
+    CHECK(out[1] == 0.0f);
+    CHECK(out[2] == 0.0f);
+    CHECK(std::isnan(out[3]));
+    CHECK(out[4] == 1.0f);
+    CHECK(out[5] == Approx(std::exp(-1.0)).epsilon(2e-7));
+    CHECK(std::abs(out[6] / std::exp(static_cast<double>(-87.33f)) - 1) < 2e-7);  // the smallest normal results
+
+    // A value does not depend on where it sits in the row (the tail goes through the same code).
+    std::vector<float> row(37);
+    for (std::size_t i = 0; i < row.size(); ++i) row[i] = -0.37f * static_cast<float>(i);
+    std::vector<float> whole(row.size());
+    detail::exp_shifted_sum(row.data(), 0.0f, whole.data(), 37);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+        float one;
+        detail::exp_shifted_sum(&row[i], 0.0f, &one, 1);
+        CHECK(one == whole[i]);
+    }
+}
+
+TEST_CASE("float softmax along the last dim agrees with the double computation", "[tensor][softmax]") {
+    manual_seed(3);
+    for (std::int64_t n : {1, 5, 16, 17, 100, 1000}) {
+        INFO("row length " << n);
+        Tensor x = randn({7, n}) * 4.0;
+        Tensor ref = softmax(x.to(kFloat64), -1).to(kFloat32);
+        CHECK_THAT(softmax(x, -1), IsCloseTo(ref, 1e-7, 1e-6));
+        CHECK_THAT(log_softmax(x, -1), IsCloseTo(log_softmax(x.to(kFloat64), -1).to(kFloat32), 2e-6, 1e-6));
     }
 }
