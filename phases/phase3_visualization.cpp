@@ -13,7 +13,10 @@
 //   6. the explorer page, with every toy sentence in both models
 // and writes out/phase3/: attention_flow, 3d_attention (+ .gif), attention_rollout,
 // attention_distance (.svg + .png), explorer.html, explorer_data.json, metrics.json.
-// Indices count from 0 everywhere (layer 0, head 0, token 0 = <bos>), as in the tensors.
+// Every figure and printed line numbers layers and heads from 1 (layer 1, head 1), as
+// phases 1, 2 and 4 and the seeds do; the loops below count from 0, as the tensors do,
+// and add 1 where they print. metrics.json holds indices, not labels: its "layer" and
+// "head" fields and the positions in its per-layer arrays count from 0.
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -133,7 +136,7 @@ int main() {
     for (std::int64_t l = 0; l < L; ++l)
         for (std::int64_t h = 0; h < H; ++h) {
             const Tensor w = toy[l].select(0, h);  // [T, T]
-            std::printf("  layer %lld head %lld:", (long long)l, (long long)h);
+            std::printf("  layer %lld head %lld:", (long long)l + 1, (long long)h + 1);
             for (std::int64_t i = 1; i < w.size(0); ++i) {  // each query's strongest key (query 0 has only itself)
                 const auto j = static_cast<std::size_t>(argmax(w.select(0, i), 0).item());
                 std::printf(" %s->%s", tokens[static_cast<std::size_t>(i)].c_str(), tokens[j].c_str());
@@ -141,7 +144,7 @@ int main() {
             std::printf("\n");
             panels.push_back(plots::attention_flow(
                 tokens, phase::to_matrix(w),
-                {.title = "layer " + std::to_string(l) + ", head " + std::to_string(h)}));
+                {.title = "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1)}));
         }
     out.figure(plots::figure_grid(panels, {.title = "causal_model on \"" + phase::kToySentence +
                                                        "\": query (top) -> key (bottom), width = weight",
@@ -157,10 +160,10 @@ int main() {
         for (std::int64_t h = 0; h < H; ++h)
             if (const double e = mean(nn::row_entropy(toy[l].select(0, h))).item(); e < best_entropy)
                 best_entropy = e, best_l = l, best_h = h;
-    std::printf("  sharpest head: layer %lld head %lld (mean entropy %.3f nats)\n", (long long)best_l, (long long)best_h,
-                best_entropy);
+    std::printf("  sharpest head: layer %lld head %lld (mean entropy %.3f nats)\n", (long long)best_l + 1,
+                (long long)best_h + 1, best_entropy);
     const plots::Surface3DOptions surface{
-        .title = "causal_model, layer " + std::to_string(best_l) + " head " + std::to_string(best_h),
+        .title = "causal_model, layer " + std::to_string(best_l + 1) + " head " + std::to_string(best_h + 1),
         .row_labels = tokens, .col_labels = tokens, .width = 560, .height = 480};
     const plots::Matrix landscape = phase::to_matrix(toy[best_l].select(0, best_h));
     out.figure(plots::surface3d(landscape, surface), "3d_attention");
@@ -172,16 +175,16 @@ int main() {
     phase::section("4. Attention rollout: A = 0.5 W + 0.5 I per layer, heads averaged, multiplied through");
     const Tensor raw = mean(toy[L - 1], 0);       // [T, T]
     const Tensor rollout = nn::attention_rollout(toy);  // [T, T]
-    print_matrix("raw last layer, heads averaged", tokens, raw);
-    print_matrix("rollout through " + std::to_string(L) + " layers", tokens, rollout);
+    print_matrix("raw layer " + std::to_string(L) + " (the last), heads averaged", tokens, raw);
+    print_matrix("rollout over layers 1-" + std::to_string(L), tokens, rollout);
     const std::int64_t T = raw.size(0);
     std::printf("  the last query draws %.3f of its rollout from <bos> and %.3f from itself (raw last layer: %.3f, %.3f)\n",
                 rollout.select(0, T - 1).select(0, 0).item(), rollout.select(0, T - 1).select(0, T - 1).item(),
                 raw.select(0, T - 1).select(0, 0).item(), raw.select(0, T - 1).select(0, T - 1).item());
     plots::HeatmapGridOptions grid;
     grid.title = "causal_model: what each query reads, directly and through the layers";
-    grid.panel_titles = {"raw layer " + std::to_string(L - 1) + ", heads averaged",
-                         "rollout over layers 0-" + std::to_string(L - 1)};
+    grid.panel_titles = {"raw layer " + std::to_string(L) + " (the last), heads averaged",
+                         "rollout over layers 1-" + std::to_string(L)};
     grid.row_labels = grid.col_labels = tokens;
     grid.annotate = true;
     grid.vmin = 0, grid.vmax = 1;
@@ -225,13 +228,14 @@ int main() {
         std::vector<double> values;
         for (std::size_t l = 0; l < d.size(); ++l) {
             for (std::size_t h = 0; h < d[l].size(); ++h) {
-                std::printf("  %-17s %5zu %4zu %8.3f %8.3f %6.2f %8.3f %6.3f\n", m.name.c_str(), l, h, d[l][h], uniform,
-                            d[l][h] / uniform, e[l][h], b[l][h]);
-                labels.push_back("layer " + std::to_string(l) + " head " + std::to_string(h));
+                std::printf("  %-17s %5zu %4zu %8.3f %8.3f %6.2f %8.3f %6.3f\n", m.name.c_str(), l + 1, h + 1, d[l][h],
+                            uniform, d[l][h] / uniform, e[l][h], b[l][h]);
+                labels.push_back("layer " + std::to_string(l + 1) + " head " + std::to_string(h + 1));
                 values.push_back(d[l][h]);
             }
             const double layer_mean = mean(distance.select(0, static_cast<std::int64_t>(l))).item();
-            std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", m.name.c_str(), l, layer_mean, uniform, layer_mean / uniform);
+            std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", m.name.c_str(), l + 1, layer_mean, uniform,
+                        layer_mean / uniform);
             layer_ratio[mi].push_back(layer_mean / uniform);
             model_json["layers"].push_back(Json::Object{{"distance", json_array(d[l])}, {"entropy", json_array(e[l])},
                                                         {"bos_weight", json_array(b[l])}, {"mean_distance", layer_mean}});
@@ -246,8 +250,8 @@ int main() {
     std::printf("\n  Deeper layers, more local or more global? (distance / uniform, heads averaged)\n");
     for (std::size_t mi = 0; mi < models.size(); ++mi) {
         const double change = layer_ratio[mi].back() - layer_ratio[mi][0];
-        std::printf("    %-17s layer 0: %.2f, layer %lld: %.2f -> the last layer looks %s\n", models[mi].name.c_str(),
-                    layer_ratio[mi][0], (long long)(L - 1), layer_ratio[mi].back(),
+        std::printf("    %-17s layer 1: %.2f, layer %lld: %.2f -> the last layer looks %s\n", models[mi].name.c_str(),
+                    layer_ratio[mi][0], (long long)L, layer_ratio[mi].back(),
                     std::abs(change) < 0.05 ? "about as far (a change under 0.05)"
                     : change > 0            ? "further (more global)"
                                             : "closer (more local)");
@@ -294,7 +298,7 @@ int main() {
     write_file_atomic(out.dir() + "/explorer.html", page);
     std::printf("  wrote %s/explorer.html (%zu KB, %zu sentences x %zu models) and explorer_data.json\n",
                 out.dir().c_str(), page.size() / 1024, sentences.size(), models.size());
-    std::printf("  open it, or one view: %s/explorer.html#model=causal&sentence=0&layer=1&head=2&token=3\n",
+    std::printf("  open it, or one view: %s/explorer.html#model=causal&sentence=1&layer=2&head=3&token=3\n",
                 out.dir().c_str());
 
     out.save_metrics();

@@ -7,11 +7,15 @@
 // For each case, the page is loaded with a URL fragment that picks a model, sentence,
 // layer, heads and token; Chromium's --dump-dom gives the DOM after the page's script
 // has run. The test reads every <line class="attn"> inside <svg id="view"> (head,
-// query, key, weight as the page printed it) and compares the set with the lines
-// computed here from out/phase3/explorer_data.json — the data the page embeds — by
-// the page's rule: every line of a head shown whose weight is not 0, only the
-// selected token's. Each case also requires the page's #error element to be empty,
-// except the case that gives a bad fragment, which requires the page to say so.
+// query, key as array indices from 0, and the weight as the page printed it) and
+// compares the set with the lines computed here from out/phase3/explorer_data.json —
+// the data the page embeds — by the page's rule: every line of a head shown whose
+// weight is not 0, only the selected token's. The fragment numbers sentences, layers
+// and heads from 1 and tokens from 0, as the page's labels do, while each case states
+// its view in array indices: a page that took layer=2 as index 2 would fail. Each
+// line's tooltip must name its head from 1 and its tokens, and some cases check the
+// status line word for word. Each case also requires the page's #error element to be
+// empty, except the cases that give a bad fragment, which require the page to say so.
 // A control case checks that the comparison rejects the lines of a different token,
 // so a checker that accepted anything would fail here. Finally a screenshot is taken
 // (out/phase3/explorer_screenshot.png) for a person to look at.
@@ -20,7 +24,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -38,20 +44,21 @@ const std::string kData = "out/phase3/explorer_data.json";
 const std::string kScreenshot = "out/phase3/explorer_screenshot.png";
 
 struct Line {
-    long head, from, to;
+    long head, from, to;  // array indices, from 0
     std::string weight;
     auto operator<=>(const Line&) const = default;
 };
 using Lines = std::set<Line>;
 
 struct Case {
-    std::string fragment;  // what the URL carries after '#'
-    std::string model;     // the view it should give
+    std::string fragment;  // what the URL carries after '#', in the page's numbering
+    std::string model;     // the view it should give, in array indices from 0
     long sentence = 0, layer = 0;
     std::vector<long> heads;  // empty = all
     char side = 0;            // 'q' query, 'k' key, 0 = no token selected
     long token = 0;
-    std::string error{};  // non-empty: #error must contain this, and the default view must be shown
+    std::string error{};   // non-empty: #error must contain this, and the default view must be shown
+    std::string status{};  // non-empty: the status line must start with this
 };
 
 // Runs Chromium headless on `url` with `args` in a fresh profile; returns its stdout.
@@ -85,26 +92,41 @@ std::string attribute(const std::string& tag, const std::string& name) {
     return tag.substr(start, tag.find('"', start) - start);
 }
 
-// Every <line class="attn"> of the drawing (the script's own text is outside <svg id="view">).
-Lines dom_lines(const std::string& dom) {
+// Serialized text back to what the page wrote (--dump-dom escapes these in text).
+std::string unescape(std::string text) {
+    for (const auto& [entity, c] : {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}})
+        for (std::size_t at; (at = text.find(entity)) != std::string::npos;) text.replace(at, std::strlen(entity), c);
+    return text;
+}
+
+// Every <line class="attn"> of the drawing (the script's own text is outside <svg id="view">),
+// with the text of its <title> (the tooltip) keyed by the line.
+struct Drawing {
+    Lines lines;
+    std::map<Line, std::string> tooltips;
+};
+Drawing dom_lines(const std::string& dom) {
     const std::size_t begin = dom.find("<svg id=\"view\""), end = dom.find("</svg>", begin);
     if (begin == std::string::npos || end == std::string::npos) throw ValueError("browser_test: no <svg id=\"view\"> in the DOM");
-    Lines lines;
+    Drawing d;
     for (std::size_t at = dom.find("<line ", begin); at < end; at = dom.find("<line ", at + 1)) {
         const std::string tag = dom.substr(at, dom.find('>', at) - at);
         if (attribute(tag, "class") != "attn") continue;
-        lines.insert({std::stol(attribute(tag, "data-head")), std::stol(attribute(tag, "data-from")),
-                      std::stol(attribute(tag, "data-to")), attribute(tag, "data-weight")});
+        const Line line{std::stol(attribute(tag, "data-head")), std::stol(attribute(tag, "data-from")),
+                        std::stol(attribute(tag, "data-to")), attribute(tag, "data-weight")};
+        d.lines.insert(line);
+        const std::size_t title = dom.find("<title>", at), close = dom.find("</line>", at);
+        if (title < close) d.tooltips[line] = unescape(dom.substr(title + 7, dom.find("</title>", title) - title - 7));
     }
-    return lines;
+    return d;
 }
 
-// The text inside <div id="error" ...>...</div> (the page writes plain text there).
-std::string error_text(const std::string& dom) {
-    const std::size_t at = dom.find("<div id=\"error\"");
-    if (at == std::string::npos) throw ValueError("browser_test: no <div id=\"error\"> in the DOM");
+// The text inside the first element that opens with `open`, e.g. <div id="error" ...>...</div>.
+std::string element_text(const std::string& dom, const std::string& open, const std::string& close) {
+    const std::size_t at = dom.find(open);
+    if (at == std::string::npos) throw ValueError("browser_test: no " + open + "> in the DOM");
     const std::size_t start = dom.find('>', at) + 1;
-    return dom.substr(start, dom.find("</div>", start) - start);
+    return unescape(dom.substr(start, dom.find(close, start) - start));
 }
 
 // What the page must show for `c`, computed from the data it embeds.
@@ -136,10 +158,17 @@ std::string describe(const Lines& lines, std::size_t limit = 4) {
     std::size_t n = 0;
     for (const Line& l : lines) {
         if (n++ == limit) return out + " ...";
-        out += " [head " + std::to_string(l.head) + " " + std::to_string(l.from) + "->" + std::to_string(l.to) + " " +
+        out += " [head " + std::to_string(l.head + 1) + ": " + std::to_string(l.from) + "->" + std::to_string(l.to) + " " +
                l.weight + "]";
     }
     return out.empty() ? " (none)" : out;
+}
+
+// What the page's tooltip must say for `l`: heads numbered from 1, tokens by position from 0.
+std::string expected_tooltip(const Json& data, long sentence, const Line& l) {
+    const Json::Array& tokens = data.at("sentences").as_array().at(static_cast<std::size_t>(sentence)).at("tokens").as_array();
+    const auto token = [&](long i) { return tokens.at(static_cast<std::size_t>(i)).as_string() + " (" + std::to_string(i) + ")"; };
+    return "head " + std::to_string(l.head + 1) + ": " + token(l.from) + " \u2192 " + token(l.to) + " = " + l.weight;
 }
 
 // "" if `shown` is exactly `expected`, else what differs.
@@ -166,33 +195,52 @@ int main(int argc, char** argv) {
         const Json data = load_json(kData);
         const std::string url = "file://" + std::filesystem::absolute(kPage).string() + "#";
         const std::vector<Case> cases{
-            {"model=causal&sentence=0&layer=1&head=2&token=3", "causal", 0, 1, {2}, 'q', 3},
-            {"model=bidirectional&sentence=0&layer=1&head=2&token=3", "bidirectional", 0, 1, {2}, 'q', 3},
-            {"model=bidirectional&sentence=2&layer=0&head=0,3&key=5", "bidirectional", 2, 0, {0, 3}, 'k', 5},
-            {"model=causal&sentence=1&layer=0&key=4", "causal", 1, 0, {}, 'k', 4},
-            {"model=causal&sentence=7&layer=1", "causal", 7, 1, {}, 0, 0},
-            {"model=causal&layer=7&token=1", "causal", 0, 0, {}, 0, 0, "layer=7 is out of range"},
+            {"model=causal&sentence=1&layer=2&head=3&token=3", "causal", 0, 1, {2}, 'q', 3, "",
+             "causal_model (causal), sentence 1, layer 2, head 3, query 3 \u201csat\u201d: "},
+            {"model=bidirectional&sentence=1&layer=2&head=3&token=3", "bidirectional", 0, 1, {2}, 'q', 3},
+            {"model=bidirectional&sentence=3&layer=1&head=1,4&key=5", "bidirectional", 2, 0, {0, 3}, 'k', 5, "",
+             "multi_head_model (bidirectional), sentence 3, layer 1, head 1, 4, key 5 "},
+            {"model=causal&sentence=2&layer=1&key=4", "causal", 1, 0, {}, 'k', 4},
+            {"model=causal&sentence=8&layer=2", "causal", 7, 1, {}, 0, 0, "",
+             "causal_model (causal), sentence 8, layer 2, head 1, 2, 3, 4: "},
+            {"model=causal&layer=3&token=1", "causal", 0, 0, {}, 0, 0, "layer=3 is out of range: causal_model's layer list runs from 1 to 2"},
+            {"model=causal&layer=0", "causal", 0, 0, {}, 0, 0, "layer=0 is out of range"},
+            {"model=causal&head=0", "causal", 0, 0, {}, 0, 0, "head=0 is out of range"},
+            {"model=causal&sentence=11", "causal", 0, 0, {}, 0, 0, "sentence=11 is out of range"},
         };
         std::string first_dom;
         for (const Case& c : cases) {
             const std::string dom = chromium(browser, "--dump-dom", url + c.fragment);
             if (first_dom.empty()) first_dom = dom;
-            const std::string error = error_text(dom);
+            const std::string error = element_text(dom, "<div id=\"error\"", "</div>");
+            const std::string status = element_text(dom, "<p id=\"status\"", "</p>");
+            const Drawing drawn = dom_lines(dom);
+            const Lines expected = expected_lines(data, c);
             std::string problem;
             if (c.error.empty() && !error.empty()) problem = "the page reports an error: " + error;
             if (!c.error.empty() && error.find(c.error) == std::string::npos)
                 problem = "expected the page to report '" + c.error + "', it reports '" + error + "'";
-            if (problem.empty()) {
-                problem = compare(dom_lines(dom), expected_lines(data, c));
-                if (problem.empty() && dom_lines(dom).empty()) problem = "no lines at all";
+            if (problem.empty()) problem = compare(drawn.lines, expected);
+            if (problem.empty() && drawn.lines.empty()) problem = "no lines at all";
+            if (problem.empty() && status.rfind(c.status, 0) != 0)
+                problem = "the status line reads '" + status + "', expected it to start with '" + c.status + "'";
+            if (problem.empty() && status.find(": " + std::to_string(expected.size()) + " lines") == std::string::npos)
+                problem = "the status line '" + status + "' does not count " + std::to_string(expected.size()) + " lines";
+            for (const Line& l : drawn.lines) {  // now the lines are the expected ones, so their tokens exist
+                if (!problem.empty()) break;
+                const std::string want = expected_tooltip(data, c.sentence, l);
+                const auto tip = drawn.tooltips.find(l);
+                if (tip == drawn.tooltips.end() || tip->second != want)
+                    problem = "a line's tooltip reads '" + (tip == drawn.tooltips.end() ? "" : tip->second) + "', expected '" +
+                              want + "'";
             }
-            report("#" + c.fragment + " (" + std::to_string(expected_lines(data, c).size()) + " lines)", problem);
+            report("#" + c.fragment + " (" + std::to_string(expected.size()) + " lines)", problem);
         }
         // The control: the first page must not pass as the neighbouring token's lines.
         Case other = cases[0];
         other.token += 1;
         report("control: the lines of token 3 do not pass as those of token 4",
-               compare(dom_lines(first_dom), expected_lines(data, other)).empty() ? "the comparison accepted them" : "");
+               compare(dom_lines(first_dom).lines, expected_lines(data, other)).empty() ? "the comparison accepted them" : "");
 
         std::filesystem::remove(kScreenshot);
         chromium(browser, "--screenshot=" + std::filesystem::absolute(kScreenshot).string() +

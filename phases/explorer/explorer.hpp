@@ -10,14 +10,16 @@
 //
 // The data (also written alone as explorer_data.json, which tools/browser_test reads):
 //   { "format": "attnlab-explorer", "version": 1, "decimals": 4,
-//     "head_colors": ["#1f77b4", ...],            the figures' palette, head h -> colour h
+//     "head_colors": ["#1f77b4", ...],            the figures' palette, head index h -> colour h
 //     "sentences": [ {"text": "the cat sat on the mat",
 //                     "tokens": ["<bos>", "the", "cat", "sat", "on", "the", "mat", "<eos>"]}, ... ],
 //     "models": [ {"key": "causal", "name": "causal_model", "causal": true, "description": "...",
 //                  "n_layers": 2, "n_heads": 4,
 //                  "attention": [ per sentence: [layer][head][query][key] ]}, ... ] }
-// Weights are rounded to `decimals` places (the page shows them with exactly that
-// many), which keeps the page small; a row then sums to 1 only to within ~T·0.5e-4.
+// Every array is indexed from 0: layer index 0 is what the page calls "layer 1"
+// (explorer.js documents the page's numbering). Weights are rounded to `decimals`
+// places (the page shows them with exactly that many), which keeps the page small;
+// a row then sums to 1 only to within ~T·0.5e-4.
 // Header-only: phases/ holds programs, and this is part of one of them.
 #pragma once
 #include <algorithm>

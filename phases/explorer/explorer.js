@@ -14,8 +14,13 @@
 // fragment. Errors (a bad fragment, or any exception) are written into #error,
 // which the browser test requires to be empty.
 //
-// Fragment keys (all indices from 0): model=<key> sentence=N layer=N
-// head=N[,N...] (the heads shown; default all) token=N (a query) key=N (a key).
+// Numbers on the page: sentences, layers and heads are numbered from 1 (sentence 1
+// is the first line of data/toy_sequences.txt; "layer 1, head 1" as in every figure),
+// token positions from 0 (<bos> is token 0, as in the tensors and phase 4's position i).
+// The fragment uses exactly the numbers the page shows, so an address reads like the
+// view: model=<key> sentence=N layer=N head=N[,N...] (the heads shown; default all)
+// token=N (a query) key=N (a key). The state, the data and the data-* attributes of
+// the drawing hold array indices from 0; only labels and the fragment add 1.
 "use strict";
 
 const errorBox = document.getElementById("error");
@@ -35,6 +40,7 @@ const model = () => data.models[state.model];
 const tokens = () => data.sentences[state.sentence].tokens;
 const weights = (head) => model().attention[state.sentence][state.layer][head];  // [query][key]
 const headColor = (head) => data.head_colors[head % data.head_colors.length];
+const shownHeads = () => state.heads.flatMap((on, h) => (on ? [h] : []));  // indices from 0
 
 function element(name, attributes = {}, text = "") {
   const ns = ["svg", "line", "text", "rect", "g", "title"].includes(name) ? svgNS : null;
@@ -46,12 +52,16 @@ function element(name, attributes = {}, text = "") {
 
 // ---- the URL fragment -------------------------------------------------------
 
-function parseIndex(key, text, count, what) {
-  if (!/^\d+$/.test(text)) throw new Error(`${key}=${text} is not an index`);
-  const index = Number(text);
-  if (index >= count) throw new Error(`${key}=${index} is out of range: ${what} runs from 0 to ${count - 1}`);
-  return index;
+// The array index of the thing numbered `text`, where the page numbers `count` things from `first` (0 or 1).
+function parseNumber(key, text, count, what, first) {
+  if (!/^\d+$/.test(text)) throw new Error(`${key}=${text} is not a number`);
+  const number = Number(text);
+  if (number < first || number >= first + count)
+    throw new Error(`${key}=${number} is out of range: ${what} runs from ${first} to ${first + count - 1}`);
+  return number - first;
 }
+const parseOrdinal = (key, text, count, what) => parseNumber(key, text, count, what, 1);   // sentence, layer, head
+const parsePosition = (key, text, count, what) => parseNumber(key, text, count, what, 0);  // token, key
 
 // The view a fragment describes, starting from the defaults; throws Error naming the first bad key.
 function readFragment(hash) {
@@ -65,15 +75,15 @@ function readFragment(hash) {
     if (view.model < 0) throw new Error(`model=${params.get("model")}: the page has ${data.models.map((m) => m.key).join(", ")}`);
   }
   const m = data.models[view.model];
-  if (params.has("sentence")) view.sentence = parseIndex("sentence", params.get("sentence"), data.sentences.length, "the sentence list");
-  if (params.has("layer")) view.layer = parseIndex("layer", params.get("layer"), m.n_layers, `${m.name}'s layer list`);
+  if (params.has("sentence")) view.sentence = parseOrdinal("sentence", params.get("sentence"), data.sentences.length, "the sentence list");
+  if (params.has("layer")) view.layer = parseOrdinal("layer", params.get("layer"), m.n_layers, `${m.name}'s layer list`);
   view.heads = Array(m.n_heads).fill(!params.has("head"));
   if (params.has("head"))
-    for (const part of params.get("head").split(",")) view.heads[parseIndex("head", part, m.n_heads, `${m.name}'s head list`)] = true;
+    for (const part of params.get("head").split(",")) view.heads[parseOrdinal("head", part, m.n_heads, `${m.name}'s head list`)] = true;
   if (params.has("token") && params.has("key")) throw new Error("token= and key= each select a token: give one of them");
   const n = data.sentences[view.sentence].tokens.length;
-  if (params.has("token")) view.selection = { side: "query", index: parseIndex("token", params.get("token"), n, "the sentence") };
-  if (params.has("key")) view.selection = { side: "key", index: parseIndex("key", params.get("key"), n, "the sentence") };
+  if (params.has("token")) view.selection = { side: "query", index: parsePosition("token", params.get("token"), n, "the sentence") };
+  if (params.has("key")) view.selection = { side: "key", index: parsePosition("key", params.get("key"), n, "the sentence") };
   return view;
 }
 
@@ -89,8 +99,8 @@ function applyFragment(hash) {
 }
 
 function fragment() {
-  const parts = [`model=${model().key}`, `sentence=${state.sentence}`, `layer=${state.layer}`];
-  if (!state.heads.every(Boolean)) parts.push(`head=${state.heads.flatMap((on, h) => (on ? [h] : [])).join(",")}`);
+  const parts = [`model=${model().key}`, `sentence=${state.sentence + 1}`, `layer=${state.layer + 1}`];
+  if (!state.heads.every(Boolean)) parts.push(`head=${shownHeads().map((h) => h + 1).join(",")}`);
   if (state.selection) parts.push(`${state.selection.side === "query" ? "token" : "key"}=${state.selection.index}`);
   return "#" + parts.join("&");
 }
@@ -103,7 +113,7 @@ const modelField = document.getElementById("model");
 const headField = document.getElementById("heads");
 
 function buildControls() {
-  data.sentences.forEach((s, i) => sentenceSelect.append(element("option", { value: i }, `${i}: ${s.text}`)));
+  data.sentences.forEach((s, i) => sentenceSelect.append(element("option", { value: i }, `${i + 1}: ${s.text}`)));
   sentenceSelect.addEventListener("change", () => {
     state.sentence = Number(sentenceSelect.value);
     state.selection = null;  // token positions mean something else in another sentence
@@ -130,11 +140,11 @@ function buildControls() {
 function syncControls() {
   sentenceSelect.value = String(state.sentence);
   modelField.querySelectorAll("input").forEach((r) => { r.checked = Number(r.value) === state.model; });
-  layerSelect.replaceChildren(...Array.from({ length: model().n_layers }, (_, l) => element("option", { value: l }, `${l}`)));
+  layerSelect.replaceChildren(...Array.from({ length: model().n_layers }, (_, l) => element("option", { value: l }, `${l + 1}`)));
   layerSelect.value = String(state.layer);
   headField.querySelectorAll("button").forEach((b) => b.remove());
   state.heads.forEach((on, h) => {
-    const button = element("button", { type: "button", class: "head", "aria-pressed": on, style: `--c: ${headColor(h)}` }, `head ${h}`);
+    const button = element("button", { type: "button", class: "head", "aria-pressed": on, style: `--c: ${headColor(h)}` }, `head ${h + 1}`);
     button.addEventListener("click", () => { state.heads[h] = !state.heads[h]; render(); });
     button.addEventListener("dblclick", () => { state.heads = state.heads.map((_, k) => k === h); render(); });
     headField.append(button);
@@ -204,7 +214,7 @@ function drawLines() {
       stroke: headColor(head), "stroke-opacity": w,
       "data-head": head, "data-from": query, "data-to": key, "data-weight": w.toFixed(decimals),
     });
-    const label = `head ${head}: ${tokens()[query]} (${query}) → ${tokens()[key]} (${key}) = ${w.toFixed(decimals)}`;
+    const label = `head ${head + 1}: ${tokens()[query]} (${query}) → ${tokens()[key]} (${key}) = ${w.toFixed(decimals)}`;
     line.append(element("title", {}, label));
     line.addEventListener("mousemove", (event) => {
       tooltip.textContent = label;
@@ -226,14 +236,14 @@ function drawDetail(selection) {
                            element("p", {}, "Select a token to list its attention weights per head."));
     return;
   }
-  const shown = state.heads.flatMap((on, h) => (on ? [h] : []));
+  const shown = shownHeads();
   const word = tokens()[selection.index];
   const fromQuery = selection.side === "query";
   const heading = fromQuery ? `Query ${selection.index} “${word}” attends to` : `Key ${selection.index} “${word}” is attended to by`;
   const table = element("table");
   const header = element("tr");
   header.append(element("th", {}, fromQuery ? "key" : "query"));
-  for (const h of shown) header.append(element("th", { style: `color: ${headColor(h)}` }, `head ${h}`));
+  for (const h of shown) header.append(element("th", { style: `color: ${headColor(h)}` }, `head ${h + 1}`));
   table.append(header);
   tokens().forEach((other, k) => {
     const tr = element("tr");
@@ -253,10 +263,10 @@ function render() {
   drawTokens();
   drawLines();
   const lineCount = svg.querySelectorAll("line.attn").length;
-  const shown = state.heads.flatMap((on, h) => (on ? [h] : []));
+  const shown = shownHeads().map((h) => h + 1);
   const sel = state.selection;
   document.getElementById("status").textContent =
-    `${model().name} (${model().causal ? "causal" : "bidirectional"}), sentence ${state.sentence}, layer ${state.layer}, ` +
+    `${model().name} (${model().causal ? "causal" : "bidirectional"}), sentence ${state.sentence + 1}, layer ${state.layer + 1}, ` +
     `${shown.length ? "head " + shown.join(", ") : "no head"}${sel ? `, ${sel.side} ${sel.index} “${tokens()[sel.index]}”` : ""}: ` +
     `${lineCount} lines`;
   if (location.hash !== fragment()) history.replaceState(null, "", fragment());
