@@ -12,6 +12,7 @@
 
 #include "plots/bounds.hpp"
 #include "plots/colorbar.hpp"
+#include "plots/label_placer.hpp"
 #include "plots/layout.hpp"
 #include "plots/save.hpp"
 #include "plots/text_metrics.hpp"
@@ -101,41 +102,64 @@ Text outward_text(Point at, Point from_center, const std::string& s, Color color
                 .valign = dy > 0.35 ? VAlign::top : dy < -0.35 ? VAlign::bottom : VAlign::middle};
 }
 
-// The scene alone (floor, axis, bars, labels), without title and colour bar.
-Figure draw_scene(const Scene& s, double azimuth, const Fit& fit) {
-    const Surface3DOptions& o = s.o;
-    double radius = std::sqrt(s.half_w * s.half_w + s.half_h * s.half_h + s.top * s.top);
-    Camera cam(azimuth, o.elevation_deg, o.perspective, radius);
-    auto P = [&](Vec3 p) { return fit.apply(cam.project(p)); };
-    Point center = P({0, 0, 0});
-    auto away = [&](Point p) { return Point{p.x - center.x, p.y - center.y}; };
+// How far outside the floor's edge a token label may stand, in cells: the first
+// place that is free, trying nearest first. Further out is for the labels of rows
+// behind a tall bar, which in a side-on view rises over the place nearest the edge.
+constexpr double kLabelOffsets[] = {0.5, 0.75, 1.0, 1.5, 2.0};
 
-    Figure fig;
-    // Floor and its cell grid.
-    const double W = s.half_w, H = s.half_h;
-    fig.add(Polygon{.points = {P({-W, -H, 0}), P({W, -H, 0}), P({W, H, 0}), P({-W, H, 0})}, .fill = rgb(0xf3f4f6),
-                    .stroke = Stroke{.color = palette::frame}});
-    for (double x = -W + 1; x < W - 0.5; x += 1) fig.add(Line{P({x, -H, 0}), P({x, H, 0}), Stroke{.color = palette::grid}});
-    for (double y = -H + 1; y < H - 0.5; y += 1) fig.add(Line{P({-W, y, 0}), P({W, y, 0}), Stroke{.color = palette::grid}});
-
-    // The value axis stands at the floor corner drawn leftmost: bars never reach past
-    // it on screen, so its labels (to its left) are never covered.
-    Vec3 corner{-W, -H, 0};
-    for (double x : {-W, W})
-        for (double y : {-H, H})
-            if (P({x, y, 0}).x < P(corner).x) corner = {x, y, 0};
-    fig.add(Line{P(corner), P({corner.x, corner.y, s.top}), Stroke{.color = palette::ink}});
-    layout::Ticks zt = layout::linear_ticks(0, s.vmax, 4, false);
-    for (std::size_t i = 0; i < zt.values.size(); ++i) {
-        Point p = P({corner.x, corner.y, zt.values[i] / s.vmax * s.top});
-        fig.add(Line{p, {p.x - 4, p.y}, Stroke{.color = palette::ink}});
-        fig.add(Text{.at = {p.x - 7, p.y}, .text = zt.labels[i], .halign = HAlign::right, .valign = VAlign::middle});
+// An axis title beside the floor edge a to b, on the side away from `center`, past the
+// farthest of the edge's labels, so it can never sit in a gap between two and pass for one.
+Text axis_title(Point a, Point b, Point center, const std::vector<Text>& edge_labels, const std::string& title) {
+    const Point anchor{(a.x + b.x) / 2, (a.y + b.y) / 2};
+    const double len = std::max(std::hypot(b.x - a.x, b.y - a.y), 1e-9);
+    Point u{(a.y - b.y) / len, (b.x - a.x) / len};  // the edge's normal on screen
+    if (u.x * (anchor.x - center.x) + u.y * (anchor.y - center.y) < 0) u = {-u.x, -u.y};
+    double push = 0;
+    for (const Text& t : edge_labels) {
+        const Box box = text_bounds(t);
+        for (double x : {box.x, box.right()})
+            for (double y : {box.y, box.bottom()}) push = std::max(push, (x - anchor.x) * u.x + (y - anchor.y) * u.y);
     }
-    Point axis_top = P({corner.x, corner.y, s.top});
-    fig.add(Text{.at = {axis_top.x, axis_top.y - 8}, .text = o.value_title, .color = palette::muted,
-                 .halign = HAlign::center, .valign = VAlign::bottom});
+    push += kGap;
+    return outward_text({anchor.x + u.x * push, anchor.y + u.y * push}, u, title, palette::muted);
+}
 
-    // Bars, far to near; each draws only its faces that look at the camera.
+// The value axis: a vertical line at a floor corner, with ticks and numbers on one side.
+struct ValueAxis {
+    Point foot, head;  // the line, from the floor to the tallest bar's height
+    std::vector<Line> marks;
+    std::vector<Text> labels;  // the numbers, bottom up, then the title
+};
+
+// side -1 puts the numbers left of the line, +1 right. As many ticks as the projected
+// line has room for: 4 steps, fewer when the scene is small and the numbers would touch.
+template <class Project>
+ValueAxis value_axis(const Scene& s, Vec3 corner, double side, Project P) {
+    ValueAxis a{P(corner), P({corner.x, corner.y, s.top}), {}, {}};
+    const HAlign away = side < 0 ? HAlign::right : HAlign::left;
+    for (int target = 4; target >= 1; --target) {
+        const layout::Ticks ticks = layout::linear_ticks(0, s.vmax, target, false);
+        a.marks.clear(), a.labels.clear();
+        LabelPlacer own;
+        for (std::size_t i = 0; i < ticks.values.size(); ++i) {
+            const Point p = P({corner.x, corner.y, ticks.values[i] / s.vmax * s.top});
+            a.marks.push_back(Line{p, {p.x + side * 4, p.y}, Stroke{.color = palette::ink}});
+            a.labels.push_back(Text{.at = {p.x + side * 7, p.y}, .text = ticks.labels[i], .halign = away,
+                                    .valign = VAlign::middle});
+            own.add(a.labels.back());
+        }
+        if (own.placed().size() == a.labels.size()) break;
+    }
+    // Beside the line's top rather than centred on it, so a bar rising next to the axis cannot cover it.
+    a.labels.push_back(Text{.at = {a.head.x + side * 2, a.head.y - 8}, .text = s.o.value_title, .color = palette::muted,
+                            .halign = away, .valign = VAlign::bottom});
+    return a;
+}
+
+// The faces of the bars that look at the camera, far to near: the painter's order.
+template <class Project>
+std::vector<Polygon> bar_faces(const Scene& s, const Camera& cam, Project P) {
+    const double W = s.half_w, H = s.half_h;
     struct Bar {
         std::size_t r, c;
         double depth;
@@ -145,13 +169,14 @@ Figure draw_scene(const Scene& s, double azimuth, const Fit& fit) {
         for (std::size_t c = 0; c < s.m[r].size(); ++c)
             bars.push_back({r, c, cam.depth({double(c) + 0.5 - W, H - double(r) - 0.5, 0})});
     std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.depth < b.depth; });
-    const double inset = (1 - o.bar_fill) / 2;
+    const double inset = (1 - s.o.bar_fill) / 2;
+    std::vector<Polygon> out;
     for (const Bar& b : bars) {
         double v = s.m[b.r][b.c];
         double x0 = double(b.c) - W + inset, x1 = double(b.c) + 1 - W - inset;
         double y1 = H - double(b.r) - inset, y0 = H - double(b.r) - 1 + inset;
         double z = std::max(v / s.vmax * s.top, 0.02);  // a flat tile still shows a zero
-        Color top = sample(o.colormap, s.bar.range(v));
+        Color top = sample(s.o.colormap, s.bar.range(v));
         Stroke edge{.color = with_alpha(darker(top, 0.5), 0.8), .width = 0.8};
         struct Face {
             Vec3 normal;
@@ -171,32 +196,72 @@ Figure draw_scene(const Scene& s, double azimuth, const Fit& fit) {
             if (!cam.faces_camera(c, f.normal)) continue;
             std::vector<Point> pts;
             for (const Vec3& q : f.corners) pts.push_back(P(q));
-            fig.add(Polygon{.points = pts, .fill = darker(top, f.shade), .stroke = edge});
+            out.push_back(Polygon{.points = pts, .fill = darker(top, f.shade), .stroke = edge});
         }
     }
+    return out;
+}
 
-    // Token labels along the two floor edges nearest the camera, then the axis titles beyond them.
-    double front_y = cam.depth({0, H, 0}) > cam.depth({0, -H, 0}) ? H : -H;
-    double front_x = cam.depth({W, 0, 0}) > cam.depth({-W, 0, 0}) ? W : -W;
-    double sy = front_y > 0 ? 1 : -1, sx = front_x > 0 ? 1 : -1;
-    const double label_w = std::max(layout::max_text_width(s.rows), layout::max_text_width(s.cols));
-    for (std::size_t c = 0; c < s.cols.size(); ++c) {
-        Point p = P({double(c) + 0.5 - W, front_y + sy * 0.35, 0});
-        fig.add(outward_text(p, away(p), s.cols[c]));
-    }
-    for (std::size_t r = 0; r < s.rows.size(); ++r) {
-        Point p = P({front_x + sx * 0.35, H - double(r) - 0.5, 0});
-        fig.add(outward_text(p, away(p), s.rows[r]));
-    }
-    auto axis_title = [&](Vec3 anchor, const std::string& title) {
-        Point p = P(anchor), d = away(p);
-        double len = std::max(std::hypot(d.x, d.y), 1e-9);
-        double push = std::abs(d.x / len) * (label_w + kGap) + std::abs(d.y / len) * (text_height() + kGap);
-        fig.add(outward_text({p.x + d.x / len * push, p.y + d.y / len * push}, d, title, palette::muted));
+// The scene alone (floor, axis, bars, labels), without title and colour bar.
+Figure draw_scene(const Scene& s, double azimuth, const Fit& fit) {
+    const Surface3DOptions& o = s.o;
+    double radius = std::sqrt(s.half_w * s.half_w + s.half_h * s.half_h + s.top * s.top);
+    Camera cam(azimuth, o.elevation_deg, o.perspective, radius);
+    auto P = [&](Vec3 p) { return fit.apply(cam.project(p)); };
+    Point center = P({0, 0, 0});
+    auto away = [&](Point p) { return Point{p.x - center.x, p.y - center.y}; };
+    const double W = s.half_w, H = s.half_h;
+    const std::vector<Polygon> faces = bar_faces(s, cam, P);
+
+    // Labels, most important first, each kept clear of the bars and of those before it:
+    // the tokens along the two floor edges nearest the camera, the axis titles beyond
+    // them, then the value axis's numbers.
+    std::vector<std::vector<Point>> obstacles;
+    for (const Polygon& f : faces) obstacles.push_back(f.points);
+    LabelPlacer labels(std::move(obstacles));
+    const double front_y = cam.depth({0, H, 0}) > cam.depth({0, -H, 0}) ? H : -H;
+    const double front_x = cam.depth({W, 0, 0}) > cam.depth({-W, 0, 0}) ? W : -W;
+    const double sy = front_y > 0 ? 1 : -1, sx = front_x > 0 ? 1 : -1;
+    auto place_token = [&](std::vector<Text>& placed, const std::string& label, auto floor_point) {
+        for (double offset : kLabelOffsets) {
+            const Point p = P(floor_point(offset));
+            if (Text t = outward_text(p, away(p), label); labels.add(t)) return placed.push_back(t);
+        }
     };
-    axis_title({0, front_y + sy * 0.35, 0}, o.col_title);
-    axis_title({front_x + sx * 0.35, 0, 0}, o.row_title);
+    std::vector<Text> col_labels, row_labels;  // those placed
+    for (std::size_t c = 0; c < s.cols.size(); ++c)
+        place_token(col_labels, s.cols[c], [&](double off) { return Vec3{double(c) + 0.5 - W, front_y + sy * off, 0}; });
+    for (std::size_t r = 0; r < s.rows.size(); ++r)
+        place_token(row_labels, s.rows[r], [&](double off) { return Vec3{front_x + sx * off, H - double(r) - 0.5, 0}; });
+    labels.add(axis_title(P({-W, front_y, 0}), P({W, front_y, 0}), center, col_labels, o.col_title));
+    labels.add(axis_title(P({front_x, -H, 0}), P({front_x, H, 0}), center, row_labels, o.row_title));
 
+    // The value axis stands at the floor corner drawn leftmost or rightmost: bars never
+    // reach past either on screen, so nothing covers its numbers. Left is the habit;
+    // right is taken when fewer of its labels meet the floor's, as in a side-on view
+    // whose nearest corner is the leftmost, where the left numbers would sit among the
+    // labels of both floor edges.
+    Vec3 left{-W, -H, 0}, right = left;
+    for (double x : {-W, W})
+        for (double y : {-H, H}) {
+            if (P({x, y, 0}).x < P(left).x) left = {x, y, 0};
+            if (P({x, y, 0}).x > P(right).x) right = {x, y, 0};
+        }
+    ValueAxis axis = value_axis(s, left, -1, P);
+    if (ValueAxis other = value_axis(s, right, 1, P); labels.clashes(other.labels) < labels.clashes(axis.labels))
+        axis = std::move(other);
+    for (const Text& t : axis.labels) labels.add(t);
+
+    Figure fig;
+    // Floor and its cell grid.
+    fig.add(Polygon{.points = {P({-W, -H, 0}), P({W, -H, 0}), P({W, H, 0}), P({-W, H, 0})}, .fill = rgb(0xf3f4f6),
+                    .stroke = Stroke{.color = palette::frame}});
+    for (double x = -W + 1; x < W - 0.5; x += 1) fig.add(Line{P({x, -H, 0}), P({x, H, 0}), Stroke{.color = palette::grid}});
+    for (double y = -H + 1; y < H - 0.5; y += 1) fig.add(Line{P({-W, y, 0}), P({W, y, 0}), Stroke{.color = palette::grid}});
+    fig.add(Line{axis.foot, axis.head, Stroke{.color = palette::ink}});
+    for (const Line& m : axis.marks) fig.add(m);
+    for (const Polygon& f : faces) fig.add(f);
+    for (const Text& t : labels.placed()) fig.add(t);
     return fig;
 }
 

@@ -8,8 +8,12 @@
 // the faces turned towards the camera. For bars standing on a regular grid this
 // order is exact, which is why bars were chosen over a continuous surface (whose
 // quads would need splitting). Token labels sit along the two floor edges nearest
-// the viewer and move as it turns. The projection's scale is fitted once over
-// every azimuth a turntable will show, so the animation does not zoom in and out.
+// the viewer and move as it turns; the value axis stands at the leftmost floor
+// corner, or the rightmost when that keeps its numbers off the token labels (as in
+// side-on views). No label overlaps another or stands on a bar: a label that would
+// is moved further out along its row, and left out if no place is free
+// (plots/label_placer.hpp). The projection's scale is fitted once over every
+// azimuth a turntable will show, so the animation does not zoom in and out.
 // Left out: lighting models beyond fixed per-face shading, negative heights.
 #pragma once
 #include <string>
