@@ -9,6 +9,7 @@
 // It reads only what the phases wrote; a phase that has not run is left out, and
 // the page says so. Usage: build/gallery [OUT_DIR]   (default out)
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -80,18 +81,65 @@ std::string caption_for(const std::string& stem) {
     return words;
 }
 
-// Top-level numbers (and short lists of numbers) of a metrics.json, as "name: value" lines.
-std::vector<std::string> headline_numbers(const Json& metrics) {
+// The numbers each phase is about, as paths into its metrics.json (an array step is an
+// index). A path a phase no longer writes is an error: the page must not go quietly stale.
+struct Headline {
+    std::string label;
+    std::vector<std::string> path;
+    int decimals = 3;
+};
+const std::map<int, std::vector<Headline>> kHeadlines = {
+    {1, {{"weight of 'sat' on 'cat'", {"sat", "weights", "1"}},
+         {"pointer task at d_k 128, unscaled: loss", {"scaling_training", "unscaled", "final_loss"}},
+         {"unscaled: accuracy", {"scaling_training", "unscaled", "final_accuracy"}},
+         {"scaled by 1/sqrt(d_k): loss", {"scaling_training", "scaled", "final_loss"}},
+         {"scaled: accuracy", {"scaling_training", "scaled", "final_accuracy"}}}},
+    {2, {{"MHA parameters, d_model 64, 4 heads", {"parameter_counts", "0", "parameters"}, 0},
+         {"single_head_model val loss", {"single_vs_multi", "single_head_model", "val_loss"}},
+         {"multi_head_model val loss", {"single_vs_multi", "multi_head_model", "val_loss"}},
+         {"Bayes floor", {"single_vs_multi", "multi_head_model", "bayes_floor"}},
+         {"heads sweep, 1 head: val loss", {"heads_sweep", "results", "0", "val_loss"}},
+         {"heads sweep, 4 heads: val loss", {"heads_sweep", "results", "2", "val_loss"}},
+         {"heads sweep, 16 heads: val loss", {"heads_sweep", "results", "4", "val_loss"}}}},
+    {3, {{"attention distance / uniform, causal_model layer 1", {"distance_over_uniform", "causal_model", "0"}, 2},
+         {"causal_model layer 2", {"distance_over_uniform", "causal_model", "1"}, 2},
+         {"multi_head_model layer 1", {"distance_over_uniform", "multi_head_model", "0"}, 2},
+         {"multi_head_model layer 2", {"distance_over_uniform", "multi_head_model", "1"}, 2}}},
+    {4, {{"largest causal weight above the diagonal", {"bidirectional_vs_causal", "causal_upper_triangle_max"}},
+         {"Bayes floor", {"causality_experiment", "bayes_floor"}},
+         {"trained and evaluated with the mask", {"causality_experiment", "val_loss", "trained_with_mask/eval_with_mask", "val_loss"}},
+         {"trained without, evaluated with", {"causality_experiment", "val_loss", "trained_without_mask/eval_with_mask", "val_loss"}},
+         {"training loss without the mask", {"causality_experiment", "train_loss_last20_without_mask"}},
+         {"KV-cache speed-up, 256 tokens", {"generation", "kv_cache", "context_259_random", "speedup"}, 1},
+         {"local +-2 mask: val loss", {"custom_masks", "val_loss", "local +-2"}},
+         {"strided 2 mask: val loss", {"custom_masks", "val_loss", "strided 2"}}}},
+    {5, {{"reversal, held out: exact accuracy", {"reversal", "exact_sequence_accuracy"}},
+         {"anti-diagonal share of attention", {"reversal", "anti_diagonal_share"}},
+         {"no attention: exact accuracy", {"comparisons", "no attention", "exact_sequence_accuracy"}},
+         {"cost exponent of softmax(QK^T)V", {"attention_cost", "core_exponent"}, 2},
+         {"cost exponent of the projections", {"attention_cost", "projections_exponent"}, 2}}},
+};
+
+std::vector<std::string> headline_numbers(int phase, const Json& metrics, const std::string& file) {
     std::vector<std::string> lines;
-    if (!metrics.is_object()) return lines;
-    for (const auto& [key, value] : metrics.as_object()) {
-        if (value.is_number()) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.4g", value.as_double());
-            lines.push_back(key + ": " + buf);
-        } else if (value.is_string() && value.as_string().size() < 80) {
-            lines.push_back(key + ": " + value.as_string());
+    auto it = kHeadlines.find(phase);
+    if (it == kHeadlines.end()) return lines;
+    for (const Headline& h : it->second) {
+        const Json* node = &metrics;
+        std::string where;
+        for (const std::string& step : h.path) {
+            where += "/" + step;
+            if (node->is_array() && !step.empty() && std::isdigit(static_cast<unsigned char>(step[0])) &&
+                std::stoul(step) < node->size())
+                node = &node->as_array()[std::stoul(step)];
+            else if (node->is_object() && node->find(step))
+                node = node->find(step);
+            else
+                throw IOError("gallery: '" + file + "' has no number at " + where + " (for \"" + h.label + "\")");
         }
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*f", h.decimals, node->as_double());
+        lines.push_back(h.label + ": " + buf);
     }
     return lines;
 }
@@ -172,7 +220,7 @@ int main(int argc, char** argv) {
             "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
             "figure{display:inline-block;vertical-align:top;width:31%;margin:0 1% 1.5em 0}"
             "figure img{width:100%;border:1px solid #ddd}figcaption{font-size:0.85em}"
-            "ul.numbers{columns:3;font-family:monospace;font-size:0.85em}</style>\n</head>\n<body>\n"
+            "ul.numbers{columns:2;font-family:monospace;font-size:0.85em}</style>\n</head>\n<body>\n"
             "<h1>attnlab: attention, phase by phase</h1>\n<p>Everything below was computed and drawn by the programs "
             "in <code>phases/</code> (<code>make all</code>). Click a figure for its SVG.</p>\n";
         if (!panels.empty())
@@ -188,7 +236,7 @@ int main(int argc, char** argv) {
                 html += "<p><a href=\"phase" + std::to_string(n) + "/explorer.html\">Open the interactive attention explorer</a></p>\n";
             if (fs::exists(dir + "/metrics.json")) {
                 html += "<ul class=\"numbers\">\n";
-                for (const std::string& line : headline_numbers(load_json(dir + "/metrics.json")))
+                for (const std::string& line : headline_numbers(n, load_json(dir + "/metrics.json"), dir + "/metrics.json"))
                     html += "<li>" + html_escape(line) + "</li>\n";
                 html += "</ul>\n";
             }
