@@ -9,6 +9,7 @@
 // from them and get their gradients for free.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
@@ -45,6 +46,38 @@ static double sum_row(const T* row, std::int64_t n) {
     return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
 }
 
+// out[i] = Σ_j x[j·cols + i] for a row-major [rows, cols] block: the reduction over a leading
+// dim (a bias gradient, say). Each column is summed in double, rows in order, as a scalar
+// loop would; the columns are just done kBlock at a time, in vector registers, instead of
+// through an accumulator array in memory that the compiler would not vectorise.
+template <typename T>
+static void sum_columns(const T* x, std::int64_t rows, std::int64_t cols, T* out) {
+    constexpr int kLanes = 8;
+    constexpr int kVectors = 4;
+    constexpr std::int64_t kBlock = kLanes * kVectors;
+    typedef double VD __attribute__((vector_size(kLanes * sizeof(double))));
+    typedef T VT __attribute__((vector_size(kLanes * sizeof(T))));
+    std::int64_t i = 0;
+    for (; i + kBlock <= cols; i += kBlock) {
+        VD acc[kVectors] = {};
+        for (std::int64_t j = 0; j < rows; ++j) {
+            const T* row = x + j * cols + i;
+            for (int v = 0; v < kVectors; ++v) {
+                VT t;
+                std::memcpy(&t, row + v * kLanes, sizeof t);
+                acc[v] += __builtin_convertvector(t, VD);
+            }
+        }
+        for (int v = 0; v < kVectors; ++v)
+            for (int l = 0; l < kLanes; ++l) out[i + v * kLanes + l] = static_cast<T>(acc[v][l]);
+    }
+    for (; i < cols; ++i) {  // the last cols % kBlock columns
+        double acc = 0;
+        for (std::int64_t j = 0; j < rows; ++j) acc += x[j * cols + i];
+        out[i] = static_cast<T>(acc);
+    }
+}
+
 Tensor sum(const Tensor& x, std::int64_t dim, bool keepdim) {
     const std::int64_t d = normalize_dim(dim, x.dim(), "sum");
     const Axis ax = axis_of(x.shape(), d);
@@ -57,15 +90,8 @@ Tensor sum(const Tensor& x, std::int64_t dim, bool keepdim) {
             for (std::int64_t o = 0; o < ax.outer; ++o) po[o] = static_cast<T>(sum_row(px + o * ax.n, ax.n));
             return;
         }
-        std::vector<double> acc(static_cast<std::size_t>(ax.inner));
-        for (std::int64_t o = 0; o < ax.outer; ++o) {
-            std::fill(acc.begin(), acc.end(), 0.0);
-            for (std::int64_t j = 0; j < ax.n; ++j) {
-                const T* row = px + (o * ax.n + j) * ax.inner;
-                for (std::int64_t i = 0; i < ax.inner; ++i) acc[static_cast<std::size_t>(i)] += row[i];
-            }
-            for (std::int64_t i = 0; i < ax.inner; ++i) po[o * ax.inner + i] = static_cast<T>(acc[static_cast<std::size_t>(i)]);
-        }
+        for (std::int64_t o = 0; o < ax.outer; ++o)
+            sum_columns(px + o * ax.n * ax.inner, ax.n, ax.inner, po + o * ax.inner);
     });
     record(out, "sum", {x}, [d, keepdim, from = x.shape()](const Tensor& g) -> Grads {
         // d sum/dx = 1 everywhere: spread g back over the reduced dim

@@ -4,6 +4,7 @@
 
 #include "tests/support/tensor_matchers.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/rng.hpp"
 
 using namespace attnlab;
 using attnlab::testing::IsCloseTo;
@@ -80,6 +81,26 @@ TEST_CASE("reductions along a dim or all, with keepdim", "[tensor][reduce]") {
     CHECK_THROWS_WITH(a.sum(2), Catch::Contains("sum") && Catch::Contains("dim 2"));
     CHECK_THROWS_AS(var(ones({1, 3}), 0), ValueError);
     CHECK_THROWS_AS(max(zeros({0, 3}), 0), ValueError);
+}
+
+TEST_CASE("a sum over a leading dim adds each column in double, row by row", "[tensor][reduce]") {
+    // The vectorised column loop must give the bits of the plain loop it replaces, for
+    // whole blocks of columns and the leftover ones, in float and double.
+    manual_seed(11);
+    for (const DType dtype : {kFloat32, kFloat64}) {
+        const Tensor x = (randn({3, 37, 70}) * 100.0).to(dtype);  // 70 = two blocks of 32 + 6 columns
+        const Tensor s = sum(x, 1);                               // [3, 70]
+        const std::vector<double> xv = x.to_vector<double>(), sv = s.to_vector<double>();
+        bool same = true;
+        for (int o = 0; o < 3; ++o)
+            for (int i = 0; i < 70; ++i) {
+                double acc = 0;
+                for (int j = 0; j < 37; ++j) acc += xv[static_cast<std::size_t>((o * 37 + j) * 70 + i)];
+                const double expect = dtype == kFloat32 ? static_cast<double>(static_cast<float>(acc)) : acc;
+                same = same && sv[static_cast<std::size_t>(o * 70 + i)] == expect;
+            }
+        CHECK(same);
+    }
 }
 
 TEST_CASE("cat, stack, split and chunk", "[tensor][join]") {
