@@ -58,7 +58,7 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan bench plots-demo train gallery test-browser help clean
+.PHONY: all build programs test debug asan bench plots-demo train gallery test-browser readme-figures help clean
 .DEFAULT_GOAL := all
 
 # Parallel by default where it is safe: compiling, and training the three checkpoints.
@@ -107,6 +107,14 @@ CHECKPOINTS := $(addprefix out/checkpoints/,causal_model.safetensors single_head
 train: $(CHECKPOINTS)
 out/checkpoints/%_model.safetensors: | $(B)/tinygpt
 	$(B)/tinygpt train --model $(subst _,-,$*) --out $@
+
+## readme-figures  copy the figures README shows from out/ into docs/figures/ (after make all; commit them)
+readme-figures:
+	@for f in $$(grep -o 'docs/figures/[^)]*\.png' README.md); do \
+	  src=out/$${f#docs/figures/}; \
+	  test -f $$src || { echo "readme-figures: $$src is missing: run make all first"; exit 1; }; \
+	  mkdir -p $$(dirname $$f) && cp $$src $$f && echo "  $$src -> $$f"; \
+	done
 
 ## plots-demo  draw one SVG + PNG of every chart type (and a GIF) into out/plots_demo/
 plots-demo: $(B)/plots_demo
