@@ -180,14 +180,24 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs_arg, T* B
 //   Ap[s*kc*MR + k*MR + r] = A(s*MR + r, k).
 // A last sliver with fewer rows keeps the MR stride but its missing rows are
 // never written or read: it goes to the micro-kernel built for that many rows.
+// The loop order follows A's layout so that reads run along memory: a row-major A
+// is read row by row, a column-major one (a transposed view, as in the weight
+// gradient gᵀx) column by column. The packed result is the same either way.
 template <typename T>
 void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
     constexpr int MR = TileShape<T>::MR;
     for (int64_t i0 = 0; i0 < mc; i0 += MR) {
         const int64_t rows = std::min<int64_t>(MR, mc - i0);
-        for (int64_t r = 0; r < rows; ++r) {
-            const T* src = A + (i0 + r) * rs;
-            for (int64_t k = 0; k < kc; ++k) Ap[k * MR + r] = src[k * cs];
+        if (rs == 1) {
+            for (int64_t k = 0; k < kc; ++k) {
+                const T* src = A + i0 + k * cs;
+                for (int64_t r = 0; r < rows; ++r) Ap[k * MR + r] = src[r];
+            }
+        } else {
+            for (int64_t r = 0; r < rows; ++r) {
+                const T* src = A + (i0 + r) * rs;
+                for (int64_t k = 0; k < kc; ++k) Ap[k * MR + r] = src[k * cs];
+            }
         }
         Ap += kc * MR;
     }
