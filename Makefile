@@ -68,11 +68,13 @@ PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 # Parallel by default where it is safe: compiling, and training the three checkpoints.
 # The phase programs then run one after another, so their printouts do not interleave.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# ...unless the caller chose with -j: then the jobserver is already there to share.
+PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
 all:
-	@$(MAKE) --no-print-directory -j$(JOBS) build
-	@$(MAKE) --no-print-directory -j$(JOBS) train
+	@$(MAKE) --no-print-directory $(PARALLEL) build
+	@$(MAKE) --no-print-directory $(PARALLEL) train
 	@for t in plots-demo $(PHASES) gallery; do $(MAKE) --no-print-directory $$t || exit 1; done
 	@echo "all: open out/index.html"
 
