@@ -9,17 +9,19 @@
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //
 // Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
-// to ~0.15 s, 7 repetitions, the median per call. Usage:
+// to ~0.15 s, 7 repetitions, the median per call (nn::time_median, which phase 5's cost
+// plot uses too). Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "autograd/node.hpp"
+#include "nn/attention_cost.hpp"  // nn::time_median, the timing loop torch_peer.py uses
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "nn/transformer.hpp"
@@ -38,25 +40,8 @@ struct Result {
     std::string extra;
 };
 
-std::vector<double> time_calls(const std::function<void()>& fn, int reps = 7, double rep_seconds = 0.15) {
-    auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-    auto t0 = Clock::now();
-    int n = 0;
-    while (n < 3 || seconds_since(t0) < 0.2) fn(), ++n;  // warm-up: caches, allocator, thread pool
-    const double per_call = seconds_since(t0) / n;
-    const int inner = std::max(1, static_cast<int>(rep_seconds / std::max(per_call, 1e-9)));
-    std::vector<double> ms;
-    for (int r = 0; r < reps; ++r) {
-        auto t = Clock::now();
-        for (int i = 0; i < inner; ++i) fn();
-        ms.push_back(seconds_since(t) * 1e3 / inner);
-    }
-    return ms;
-}
-
-Result summarise(const std::string& name, std::vector<double> ms, const std::string& extra = "") {
-    std::sort(ms.begin(), ms.end());
-    Result r{name, ms[ms.size() / 2], ms.front(), ms.back(), extra};
+Result summarise(const std::string& name, const nn::Timing& t, const std::string& extra = "") {
+    Result r{name, t.median_ms, t.min_ms, t.max_ms, extra};
     std::printf("%s: %.4f ms (%.4f..%.4f)%s%s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms,
                 extra.empty() ? "" : "  ", extra.c_str());
     std::fflush(stdout);
@@ -67,7 +52,7 @@ Result mha_fwd_bwd(const std::string& name, std::int64_t d, std::int64_t h, cons
     manual_seed(0);
     nn::MultiHeadAttention mha(d, h);
     Tensor x = randn(shape).requires_grad_();
-    return summarise(name, time_calls([&] {
+    return summarise(name, nn::time_median([&] {
         x.zero_grad();
         mha.zero_grad();
         mha.forward(x).output.sum().backward();
@@ -109,11 +94,11 @@ int main(int argc, char** argv) {
         manual_seed(0);
         Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64});
         NoGradGuard no_grad;
-        auto ms = time_calls([&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); }, 7, T >= 1024 ? 0.0 : 0.15);
+        const nn::Timing t = nn::time_median([&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); }, 7, T >= 1024 ? 0.0 : 0.15);
         const double flops = 2.0 * 2.0 * 8 * static_cast<double>(T) * T * 64;  // QKᵀ and weights·V
         char extra[64];
-        std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (ms[ms.size() / 2] * 1e6));
-        results.push_back(summarise(name, ms, extra));
+        std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (t.median_ms * 1e6));
+        results.push_back(summarise(name, t, extra));
     }
 
     if (std::regex_search("toy_lm_train_step", want)) {
@@ -133,16 +118,16 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 10; ++i) step();
         std::vector<double> ms;
         for (int i = 0; i < 50; ++i) {
-            auto t = Clock::now();
+            const auto t0 = Clock::now();
             step();
-            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         }
+        std::sort(ms.begin(), ms.end());
+        const nn::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
         char extra[96];
-        std::vector<double> sorted = ms;
-        std::sort(sorted.begin(), sorted.end());
         std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
-                      static_cast<long long>(model.parameter_count()), loss, 16 * 32 / (sorted[25] / 1e3));
-        results.push_back(summarise("toy_lm_train_step", ms, extra));
+                      static_cast<long long>(model.parameter_count()), loss, 16 * 32 / (t.median_ms / 1e3));
+        results.push_back(summarise("toy_lm_train_step", t, extra));
     }
 
     if (std::regex_search("generate_256", want)) {
@@ -159,10 +144,10 @@ int main(int argc, char** argv) {
                 tokens.push_back(static_cast<std::int64_t>(argmax(logits.select(1, -1), -1).item()));
             }
         };
-        auto ms = time_calls(generate, 7, 0.0);
+        const nn::Timing t = nn::time_median(generate, 7, 0.0);
         char extra[64];
-        std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", ms[ms.size() / 2] / 256);
-        results.push_back(summarise("generate_256", ms, extra));
+        std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", t.median_ms / 256);
+        results.push_back(summarise("generate_256", t, extra));
     }
 
     if (!json_path.empty()) {

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tensor/utf8.hpp"
+
 namespace attnlab::data {
 
 struct Utf8Result {
@@ -21,7 +23,7 @@ struct Utf8Result {
 };
 
 Utf8Result decode_utf8(std::string_view bytes);
-void append_utf8(std::string& out, char32_t code_point);  // code_point must be a valid scalar value
+using attnlab::append_utf8;  // encoding one code point: tensor/utf8.hpp
 // "'é' (U+00E9)" — or just "U+000A" for characters that do not print, for messages.
 std::string describe_code_point(char32_t code_point);
 

@@ -4,7 +4,7 @@
 //   the core, softmax(Q Kᵀ / √d_k) V, does 2 · 2·H·T²·d_k flops and holds two H×T×T
 //   matrices (the scores and the weights) — quadratic in T;
 //   the projections (W_Q, W_K, W_V, W_O) do 4 · 2·T·d_model² flops — linear in T.
-// The timing follows bench/bench_workloads.cpp: warm-up (≥ 3 calls and ≥ 0.2 s), an
+// The timing (time_median, which bench/bench_workloads.cpp uses too): warm-up (≥ 3 calls and ≥ 0.2 s), an
 // inner loop calibrated to ~0.15 s (at least one call), 7 repetitions, the median.
 #pragma once
 #include <cstdint>

@@ -48,12 +48,6 @@ std::vector<std::string> top_entries(const Tensor& vec, int n) {
     return out;
 }
 
-Json to_json(const Tensor& t) {  // a tensor as a flat list (its shape is recorded beside it)
-    Json a = Json::array();
-    for (double v : t.to_vector<double>()) a.push_back(v);
-    return a;
-}
-
 }  // namespace
 
 int main() {

@@ -107,10 +107,8 @@ int main() {
     go.colorbar_label = "attention weight";
     out.figure(plots::heatmap_grid(panels, go), "multi_head_grid");
     save_key_matrix("multi_head_patterns", patterns, tokens, tokens);
-    Json jw = Json::array();
-    for (double x : patterns.to_vector<double>()) jw.push_back(x);
     m["tokens"] = Json::Array(tokens.begin(), tokens.end());
-    m["weights"] = jw;
+    m["weights"] = to_json(patterns);
 
     section("3. Entropy per head: focused or diffuse?");
     nn::HeadProfile prof = nn::profile_heads(patterns);
@@ -156,9 +154,7 @@ int main() {
     simo.x_title = simo.y_title = "head";
     simo.annotate = true, simo.colormap = plots::Colormap::blues, simo.vmin = 0.0, simo.vmax = 1.0;
     out.figure(plots::heatmap(to_matrix(sim), simo), "head_similarity");
-    Json js = Json::array();
-    for (double x : sim.to_vector<double>()) js.push_back(x);
-    m["head_similarity"] = js;
+    m["head_similarity"] = to_json(sim);
 
     section("5. Concatenation and projection (seed 002 section 4)");
     // Drawn as the seed draws it: features down, tokens across, so the concatenation is the heads stacked.

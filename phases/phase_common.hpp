@@ -38,6 +38,13 @@ inline plots::Matrix to_matrix(const Tensor& t) {
 
 inline std::vector<double> to_values(const Tensor& t) { return t.to_vector<double>(); }
 
+// A tensor's elements as a flat JSON list, for metrics.json (its shape is recorded beside it).
+inline Json to_json(const Tensor& t) {
+    Json a = Json::array();
+    for (double v : t.to_vector<double>()) a.push_back(v);
+    return a;
+}
+
 // Words -> token ids of the toy grammar (without <bos>), and back to their words.
 inline std::vector<std::int64_t> encode(const std::string& text) {
     return data::WordTokenizer(data::toy_grammar().vocab()).encode(text);
