@@ -2,7 +2,9 @@
 # compare.sh — attnlab's bench_workloads beside tuned PyTorch (../shared/bench/torch_peer.py)
 # on this machine, in interleaved rounds, and the ratio table.
 #
-#   bench/compare.sh [--rounds N] [--only REGEX]      (or: make bench-compare)
+#   bench/compare.sh [--rounds N] [--only REGEX] [--peer PATH]     (or: make bench-compare)
+#
+# --peer: torch_peer.py (default ../shared/bench/torch_peer.py, beside the repository).
 #
 # Each round runs, one after another: attnlab at 1 thread, PyTorch at 1 thread,
 # attnlab at 2 threads, PyTorch at 2 threads; so a noisy neighbour hurts both sides
@@ -16,18 +18,19 @@
 set -eu
 cd "$(dirname "$0")/.."
 rounds=2
+peer=../shared/bench/torch_peer.py
 only='toy_mha|mid_mha|attn_fwd_T(512|1024|2048)$|toy_lm|generate'
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;
         --only) only="$2"; shift 2 ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --peer) peer="$2"; shift 2 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "compare.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 case "$rounds" in ''|*[!0-9]*|0) echo "compare.sh: --rounds must be a positive integer, got '$rounds'" >&2; exit 2 ;; esac
 
-peer=../shared/bench/torch_peer.py
 python=/usr/bin/python3
 have_torch=yes
 if [ ! -f "$peer" ] || ! "$python" -c 'import torch' 2>/dev/null; then
