@@ -300,8 +300,8 @@ TrainResult train(const TrainConfig& c) {
                                      : (c.resume.empty() ? "'" + c.out + "' was not written"
                                                          : "'" + c.out + "' was not written; '" + c.resume + "' keeps step " +
                                                                std::to_string(start_step));
-        return TrainingDiverged("train: diverged at step " + std::to_string(step) + ": " + what + " (lr " + format_real(c.lr) +
-                                "); " + kept);
+        return TrainingDiverged("train: diverged at step " + std::to_string(step) + ": " + what + " (lr " + format_real(opt.lr) +
+                                " at that step, peak " + format_real(c.lr) + "); " + kept);
     };
     const auto t0 = Clock::now();
     double last_val = NAN;
