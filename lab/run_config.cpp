@@ -146,14 +146,22 @@ DataIdentity identify_corpus(const std::string& path, std::string_view text) {
     return {path, static_cast<std::int64_t>(text.size()), h};
 }
 
+static std::string hex16(std::uint64_t v) {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(v));
+    return hex;
+}
+
+std::string describe(const DataIdentity& data) {
+    return "'" + data.corpus + "' (" + std::to_string(data.bytes) + " bytes, FNV-1a " + hex16(data.fnv1a64) + ")";
+}
+
 std::map<std::string, std::string> run_metadata(const TrainConfig& c, const DataIdentity& data) {
     std::map<std::string, std::string> meta;
     for (const RunSetting& s : run_settings()) meta[s.key] = setting_text(c, s);
     meta["corpus"] = data.corpus;
     meta["corpus_bytes"] = std::to_string(data.bytes);
-    char hex[24];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(data.fnv1a64));
-    meta["corpus_fnv1a64"] = hex;
+    meta["corpus_fnv1a64"] = hex16(data.fnv1a64);
     return meta;
 }
 

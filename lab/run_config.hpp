@@ -58,6 +58,8 @@ struct DataIdentity {
     bool operator==(const DataIdentity& o) const { return bytes == o.bytes && fnv1a64 == o.fnv1a64; }
 };
 DataIdentity identify_corpus(const std::string& path, std::string_view text);
+// "'corpus.txt' (960 bytes, FNV-1a 0f3a...)", for messages.
+std::string describe(const DataIdentity& data);
 
 // Everything a training checkpoint holds about its run, read back and checked.
 struct StoredRun {

@@ -139,11 +139,7 @@ std::string first_non_finite(const Transformer& model, bool gradients) {
     for (const auto& p : model.named_parameters()) {
         const Tensor t = gradients ? p.tensor.grad() : p.tensor.detach();
         if (!t.defined()) continue;
-        const std::vector<float> v = t.to_vector<float>();
-        for (std::size_t i = 0; i < v.size(); ++i)
-            if (!std::isfinite(v[i]))
-                return "'" + p.name + "' (" + (std::isnan(v[i]) ? "nan" : v[i] > 0 ? "inf" : "-inf") + " at element " +
-                       std::to_string(i) + ")";
+        if (const std::string bad = nn::first_non_finite(t); !bad.empty()) return "'" + p.name + "' (" + bad + ")";
     }
     return "";
 }
@@ -251,10 +247,8 @@ TrainResult train(const TrainConfig& c) {
         if (c.task == Task::chars) {  // the corpus must be the very text it was trained on
             const DataIdentity now = identify_corpus(c.corpus, read_file(c.corpus));
             if (!(now == stored.data))
-                throw ValueError("train: resuming '" + c.resume + "': corpus '" + c.corpus + "' (" + std::to_string(now.bytes) +
-                                 " bytes, FNV-1a " + run_metadata(c, now).at("corpus_fnv1a64") + ") is not the text it was trained on ('" +
-                                 stored.data.corpus + "', " + std::to_string(stored.data.bytes) + " bytes, FNV-1a " +
-                                 run_metadata(c, stored.data).at("corpus_fnv1a64") + ")");
+                throw ValueError("train: resuming '" + c.resume + "': corpus " + describe(now) +
+                                 " is not the text it was trained on, " + describe(stored.data));
         }
     }
     BatchSource source(c);

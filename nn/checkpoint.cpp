@@ -69,15 +69,6 @@ std::int64_t need_int(const std::map<std::string, std::string>& meta, const std:
     return v;
 }
 
-// The first NaN or ±inf of a float32 tensor, as "nan at element 12"; "" if all are finite.
-std::string first_non_finite(const Tensor& t) {
-    const Tensor c = t.contiguous();
-    const float* p = c.data_ptr<float>();
-    for (std::int64_t i = 0; i < c.numel(); ++i)
-        if (!std::isfinite(p[i])) return std::string(std::isnan(p[i]) ? "nan" : p[i] > 0 ? "inf" : "-inf") + " at element " + std::to_string(i);
-    return "";
-}
-
 // Step 3 of the checks: every tensor in the file is one the configuration implies, with its shape.
 void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, const std::string& path) {
     std::map<std::string, Shape> expected;
@@ -114,6 +105,14 @@ void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, cons
 }
 
 }  // namespace
+
+std::string first_non_finite(const Tensor& t) {
+    const Tensor c = t.contiguous();
+    const float* p = c.data_ptr<float>();
+    for (std::int64_t i = 0; i < c.numel(); ++i)
+        if (!std::isfinite(p[i])) return std::string(std::isnan(p[i]) ? "nan" : p[i] > 0 ? "inf" : "-inf") + " at element " + std::to_string(i);
+    return "";
+}
 
 LoadedCheckpoint load_checkpoint(const std::string& path) {
     // 1. The container.

@@ -72,4 +72,8 @@ struct LoadedCheckpoint {
 
 LoadedCheckpoint load_checkpoint(const std::string& path);
 
+// The first NaN or ±inf of a float32 tensor, as "nan at element 12"; "" if every value is
+// finite. The loader refuses such weights; the trainer stops before it would save them.
+std::string first_non_finite(const Tensor& t);
+
 }  // namespace attnlab::nn

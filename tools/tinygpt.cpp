@@ -226,9 +226,9 @@ lab::TrainConfig resumed_config(const Args& a) {
 lab::TrainConfig fresh_config(const Args& a) {
     Task task = Task::causal;
     if (a.has("--corpus")) {
-        if (a.has("--model"))
-            throw UsageError("--corpus trains a next-character model; it cannot be combined with --model " + a.str("--model") +
-                             " (masked-token models train on the grammar only)");
+        if (a.has("--model") && a.str("--model") != "causal")
+            throw UsageError("--corpus trains a causal next-character model; it cannot be combined with --model " +
+                             a.str("--model") + " (masked-token models train on the grammar only)");
         task = Task::chars;
         check_input("--corpus", a.path("--corpus"));
     } else if (a.has("--model")) {

@@ -75,6 +75,7 @@ void make_fixtures() {
     write_file_atomic(at("corpus.txt"), corpus_text(0));
     write_file_atomic(at("corpus_same_size.txt"), corpus_text(1));
     write_file_atomic(at("corpus_moved.txt"), corpus_text(0));
+    write_file_atomic(at("corpus_other_chars.txt"), "Zebras! " + corpus_text(0) + "Quixotic jumps.\n");
     const auto need_ok = [](const std::vector<std::string>& args) {
         const testing::ProgramRun r = tinygpt(args);
         INFO(r.output);
@@ -187,6 +188,7 @@ TEST_CASE("tinygpt: resume restores the run and never destroys a checkpoint (iss
         {"--corpus on a grammar model", {"train", "--resume", ck, "--steps", "6", "--corpus", at("corpus.txt")}, 2, "is a causal model of the grammar"},
         {"same settings repeated are fine, a finished run still needs --steps", {"train", "--resume", ck, "--lr", "0.003"}, 2, "has done all 4 steps"},
         {"char model, same size other text", {"train", "--resume", chars, "--steps", "6", "--corpus", at("corpus_same_size.txt"), "--out", at("char_x.safetensors")}, 1, "is not the text it was trained on"},
+        {"char model, a corpus with characters it never saw", {"train", "--resume", chars, "--steps", "6", "--corpus", at("corpus_other_chars.txt"), "--out", at("char_x.safetensors")}, 1, "is not the text it was trained on"},
         {"inference-only checkpoint", {"train", "--resume", at("inference.safetensors"), "--steps", "9"}, 1, "holds no training state"},
         {"negative step", {"train", "--resume", at("neg_step.safetensors"), "--steps", "9"}, 1, "step -50 is outside [0, 1000000000]"},
     });
@@ -251,6 +253,7 @@ TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tool
         {"corpus is /proc/self/status", {"train", "--corpus", "/proc/self/status"}, 2, "is empty"},
         {"corpus is empty", {"train", "--corpus", at("empty.txt")}, 2, "is empty"},
         {"corpus with --model multi-head", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "cannot be combined with --model multi-head"},
+        {"corpus with --model causal is the char model", tiny_train({"--corpus", at("corpus.txt"), "--model", "causal", "--out", at("char_causal.safetensors")}), 0, "characters of"},
         {"--out empty", {"train", "--out", ""}, 2, "--out needs a file path, got ''"},
         {"--out is a directory", {"train", "--out", at("adir")}, 2, "--out '" + at("adir") + "' is a directory"},
         {"--out is /dev/null", {"train", "--out", "/dev/null"}, 2, "exists and is not a regular file"},
