@@ -235,6 +235,7 @@ TrainResult train(const TrainConfig& c) {
     nn::LoadedCheckpoint resumed;
     std::vector<TrainPoint> curve;  // every step of the run, from step 1 (a resumed run's earlier steps too)
     std::int64_t start_step = 0;
+    DataIdentity trained_on;
     Generator data_gen(c.seed ^ 0xda7a);  // the batch stream, separate from the init stream
     if (!c.resume.empty()) {
         resumed = nn::load_checkpoint(c.resume);
@@ -243,18 +244,18 @@ TrainResult train(const TrainConfig& c) {
         model = std::move(resumed.model);
         start_step = stored.step;
         curve = std::move(stored.curve);
+        trained_on = stored.data;
         data_gen.set_state(resumed.data_rng);
-        if (c.task == Task::chars) {  // the corpus must be the very text it was trained on
-            const DataIdentity now = identify_corpus(c.corpus, read_file(c.corpus));
-            if (!(now == stored.data))
-                throw ValueError("train: resuming '" + c.resume + "': corpus " + describe(now) +
-                                 " is not the text it was trained on, " + describe(stored.data));
-        }
     }
     BatchSource source(c);
-    if (resumed.info.vocab.size() > 0 && resumed.info.vocab != source.vocab())
-        throw ValueError("train: resuming '" + c.resume + "': its vocabulary (" + std::to_string(resumed.info.vocab.size()) +
-                         " tokens) is not the data's (" + std::to_string(source.vocab().size()) + " tokens)");
+    if (!c.resume.empty()) {  // the data must be the very data it was trained on: same bytes, same ids
+        if (c.task == Task::chars && !(source.identity() == trained_on))
+            throw ValueError("train: resuming '" + c.resume + "': corpus " + describe(source.identity()) +
+                             " is not the text it was trained on, " + describe(trained_on));
+        if (resumed.info.vocab != source.vocab())
+            throw ValueError("train: resuming '" + c.resume + "': its vocabulary (" + std::to_string(resumed.info.vocab.size()) +
+                             " tokens) is not the data's (" + std::to_string(source.vocab().size()) + " tokens)");
+    }
     if (!model) {
         const nn::TransformerConfig mc = model_config(c, static_cast<std::int64_t>(source.vocab().size()));
         nn::check_limits(mc, "train");
@@ -288,12 +289,10 @@ TrainResult train(const TrainConfig& c) {
         saved_step = step;
     };
     auto diverged = [&](std::int64_t step, const std::string& what) {
-        const std::string kept = c.out.empty() ? "nothing was saved"
-                                 : saved_step >= 0
-                                     ? "'" + c.out + "' keeps step " + std::to_string(saved_step)
-                                     : (c.resume.empty() ? "'" + c.out + "' was not written"
-                                                         : "'" + c.out + "' was not written; '" + c.resume + "' keeps step " +
-                                                               std::to_string(start_step));
+        std::string kept = "nothing was saved";
+        if (saved_step >= 0) kept = "'" + c.out + "' keeps step " + std::to_string(saved_step);
+        else if (!c.out.empty() && c.out == c.resume) kept = "'" + c.out + "' keeps step " + std::to_string(start_step);
+        else if (!c.out.empty()) kept = "'" + c.out + "' was not written";
         return TrainingDiverged("train: diverged at step " + std::to_string(step) + ": " + what + " (lr " + format_real(opt.lr) +
                                 " at that step, peak " + format_real(c.lr) + "); " + kept);
     };

@@ -199,6 +199,10 @@ TEST_CASE("tinygpt: a resumed run writes back to its own checkpoint and names it
     const std::string mh = at("mh_resume.safetensors");
     fs::copy_file(at("mh.safetensors"), mh, fs::copy_options::overwrite_existing);
     write_file_atomic(at("mh_resume.loss.csv"), "step,loss\ngarbage,x\n");  // a corrupt CSV is rewritten, not read
+    // The default --out of a fresh run (from --model's default, causal) must not be touched.
+    const fs::path causal_default = fs::path(ATTNLAB_SOURCE_DIR) / "out/checkpoints/causal_model.safetensors";
+    const bool existed = fs::exists(causal_default);
+    const auto stamp = existed ? fs::last_write_time(causal_default) : fs::file_time_type();
     const auto r = tinygpt({"train", "--resume", mh, "--steps", "6"});
     INFO(r.output);
     CHECK(r.exit_code == 0);
@@ -206,7 +210,8 @@ TEST_CASE("tinygpt: a resumed run writes back to its own checkpoint and names it
     CHECK(nn::load_checkpoint(mh).step == 6);
     CHECK(read_file(at("mh_resume.loss.csv")).starts_with("step,loss,val_loss\n1,"));
     CHECK_THAT(read_file(at("mh_resume.loss.csv")), Contains("\n6,"));
-    CHECK_FALSE(fs::exists(std::string(ATTNLAB_SOURCE_DIR) + "/out/checkpoints/causal_model.safetensors.tmp"));
+    CHECK(fs::exists(causal_default) == existed);
+    if (existed) CHECK(fs::last_write_time(causal_default) == stamp);
     // The character model resumes from its corpus under another name, if the text is the same.
     const auto moved = tinygpt({"train", "--resume", at("char.safetensors"), "--steps", "6", "--corpus", at("corpus_moved.txt"),
                                 "--out", at("char_moved.safetensors")});
