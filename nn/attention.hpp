@@ -59,6 +59,23 @@ public:
     Linear w_q, w_k, w_v;
 };
 
+// Which kernel a MultiHeadAttention forward ran, and why (PyTorch users cannot
+// tell which SDPA path ran; here the layer says).
+enum class AttentionPath { none, composed, fused };
+struct AttentionPathChoice {
+    AttentionPath path = AttentionPath::none;  // none: no forward yet
+    const char* reason = "no forward has run yet";
+};
+const char* attention_path_name(AttentionPath p);  // "composed", "fused", "none"
+
+// The seed's layer, run by one of two kernels that compute the same function:
+//   composed  scaled_dot_product_attention: forms the [B, H, Tq, Tk] weights, so it
+//             can return them; taken whenever someone asks for the weights.
+//   fused     flash_attention (nn/flash_attention.hpp): O(T) memory, no weights;
+//             taken otherwise (training steps, generation without a trace).
+// Who asks: the trace, when the layer has one (set_trace; it asks while enabled) —
+// a Transformer reads weights only through its trace; otherwise need_weights,
+// true by default so that a direct call returns weights as it always has.
 class MultiHeadAttention : public Module {
 public:
     // kdim / vdim: widths of the key / value inputs (0 = d_model). 4·d² + 4·d parameters when both are d.
@@ -66,7 +83,7 @@ public:
                        Generator& gen = default_generator());
 
     // query [B, Tq, d_model], key [B, Tk, kdim], value [B, Tk, vdim] -> output [B, Tq, d_model],
-    // weights [B, H, Tq, Tk]. With a cache, key/value are the new positions only; the cache
+    // weights [B, H, Tq, Tk] (undefined when the fused path ran). With a cache, key/value are the new positions only; the cache
     // supplies the earlier ones and is extended.
     AttentionResult forward(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask = Mask(),
                             KVCache* cache = nullptr);
@@ -78,10 +95,16 @@ public:
     void set_head_mask(const std::vector<bool>& enabled);
     void set_trace(AttentionTrace* trace, std::size_t layer) { trace_ = trace, layer_ = layer; }
 
+    // Which path the last forward took and why.
+    const AttentionPathChoice& last_path() const { return last_path_; }
+
     std::int64_t d_model, n_heads, d_k;
     Linear w_q, w_k, w_v, w_o;
+    bool need_weights = true;  // for a layer without a trace: return the weights (composed path)
 
 private:
+    AttentionPathChoice choose_path() const;
+    AttentionPathChoice last_path_;
     Tensor head_mask_;  // [1, H, 1, 1] of 0/1, undefined = all heads on
     AttentionTrace* trace_ = nullptr;
     std::size_t layer_ = 0;
