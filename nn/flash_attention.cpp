@@ -2,10 +2,10 @@
 //
 // Layout: q, k, v are made contiguous and seen as [N, T, d] with N the product of
 // the batch dims; n indexes one (batch, head) pair. Every product of blocks goes
-// through gemm_builtin (tensor/gemm.hpp): deterministic, transposes by strides,
-// and serial when called inside a parallel_for body, which is where it runs here.
-// Scratch buffers are tensors, so the allocator's counters see them (the bench
-// reports peak bytes from those counters).
+// through detail::tile_product (nn/flash_attention_tile.hpp), which wants its right
+// operand's rows contiguous: so a thread first copies kᵀ (and, for backward, vᵀ)
+// of its head, [d, Tk], O(T) memory. Scratch buffers are tensors, so the
+// allocator's counters see them (the bench reports peak bytes from those counters).
 #include "nn/flash_attention.hpp"
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <limits>
 
 #include "autograd/node.hpp"
-#include "tensor/gemm.hpp"
+#include "nn/flash_attention_tile.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/softmax_row.hpp"
@@ -100,14 +100,14 @@ void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::
 
 // ---- one row of exponentials: the vectorised exp for float, std::exp for double ----
 
-float row_max(const float* x, std::int64_t n) { return detail::row_max(x, n); }
+float row_max(const float* x, std::int64_t n) { return ::attnlab::detail::row_max(x, n); }
 double row_max(const double* x, std::int64_t n) {
     double m = -std::numeric_limits<double>::infinity();
     for (std::int64_t j = 0; j < n; ++j) m = std::max(m, x[j]);
     return m;
 }
 // y = exp(x − m), returns Σ y (x − m ≤ 0).
-double exp_shifted(const float* x, float m, float* y, std::int64_t n) { return detail::exp_shifted_sum(x, m, y, n); }
+double exp_shifted(const float* x, float m, float* y, std::int64_t n) { return ::attnlab::detail::exp_shifted_sum(x, m, y, n); }
 double exp_shifted(const double* x, double m, double* y, std::int64_t n) {
     double s = 0;
     for (std::int64_t j = 0; j < n; ++j) s += (y[j] = std::exp(x[j] - m));
@@ -128,14 +128,25 @@ T* scratch(Tensor& holder, std::int64_t n) {
     return holder.data_ptr<T>();
 }
 
+// xt[c, r] = x[r, c] for x [rows, cols].
+template <typename T>
+void transpose(const T* x, std::int64_t rows, std::int64_t cols, T* xt) {
+    constexpr std::int64_t b = 16;  // 16 × 16 blocks: both sides stay in cache
+    for (std::int64_t r0 = 0; r0 < rows; r0 += b)
+        for (std::int64_t c0 = 0; c0 < cols; c0 += b)
+            for (std::int64_t r = r0; r < std::min(rows, r0 + b); ++r)
+                for (std::int64_t c = c0; c < std::min(cols, c0 + b); ++c) xt[c * rows + r] = x[r * cols + c];
+}
+
 // ---- forward: one (n, query block) tile row --------------------------------------
 
 template <typename T>
 struct ForwardScratch {
-    Tensor qs_t, s_t, m_t, l_t;
-    T *qs, *S, *m;
+    Tensor kt_t, qs_t, s_t, m_t, l_t;
+    T *kt, *qs, *S, *m;
     double* l;
-    ForwardScratch(std::int64_t dk) {
+    ForwardScratch(std::int64_t Tk, std::int64_t dk) {
+        kt = scratch<T>(kt_t, dk * Tk);  // kᵀ of the current head, [dk, Tk]
         qs = scratch<T>(qs_t, BQ * dk);
         S = scratch<T>(s_t, BQ * BK);
         m = scratch<T>(m_t, BQ);
@@ -148,7 +159,6 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
     constexpr T inf = std::numeric_limits<T>::infinity();
     const std::int64_t bq = std::min(BQ, p.Tq - i0), dk = p.dk, dv = p.dv;
     const T* q = p.q + (n * p.Tq + i0) * dk;
-    const T* k = p.k + n * p.Tk * dk;
     const T* v = p.v + n * p.Tk * dv;
     T* o = out + (n * p.Tq + i0) * dv;  // [bq, dv]: the accumulator is the output itself
     const float* mb = p.mask->batch(n);
@@ -161,7 +171,7 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
         const Cover c = p.mask->cover(mb, i0, bq, j0, bk);
         if (c == Cover::none) continue;  // e.g. causal, above the diagonal
         T* S = w.S;  // [bq, bk]
-        gemm_builtin<T>(bq, bk, dk, w.qs, dk, 1, k + j0 * dk, 1, dk, S, bk, false);  // S = q_I·scale k_Jᵀ
+        detail::tile_product<T>(bq, bk, dk, w.qs, dk, 1, w.kt + j0, p.Tk, S, bk, false);  // S = q_I·scale k_Jᵀ
         if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
         for (std::int64_t i = 0; i < bq; ++i) {
             T* Si = S + i * bk;
@@ -179,7 +189,7 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
             w.l[i] += row_sum;
             w.m[i] = m_new;
         }
-        gemm_builtin<T>(bq, dv, bk, S, bk, 1, v + j0 * dv, dv, 1, o, dv, true);  // o += P v_J
+        detail::tile_product<T>(bq, dv, bk, S, bk, 1, v + j0 * dv, dv, o, dv, true);  // o += P v_J
     }
     for (std::int64_t i = 0; i < bq; ++i) {
         if (w.l[i] > 0) {
@@ -192,14 +202,25 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
     }
 }
 
+// Tasks are (head, run of query blocks); a task transposes its head's k once. How
+// many runs a head is cut into depends on the thread count, but no value does: each
+// query block is computed the same way whoever computes it.
 template <typename T>
 void forward(const Problem<T>& p, T* out, T* lse) {
-    const std::int64_t blocks = (p.Tq + BQ - 1) / BQ, tiles = p.N * blocks;
-    const double flops_per_tile = 2.0 * double(std::min(BQ, p.Tq)) * double(p.Tk) * double(p.dk + p.dv);
-    const auto grain = static_cast<std::int64_t>(std::max(1.0, 4e5 / std::max(flops_per_tile, 1.0)));
-    parallel_for(0, tiles, grain, [&](std::int64_t lo, std::int64_t hi) {
-        ForwardScratch<T> w(p.dk);
-        for (std::int64_t t = lo; t < hi; ++t) forward_rows(p, t / blocks, (t % blocks) * BQ, out, lse, w);
+    const std::int64_t blocks = (p.Tq + BQ - 1) / BQ;
+    if (p.N == 0 || blocks == 0) return;
+    const std::int64_t runs = std::clamp<std::int64_t>((2 * num_threads() + p.N - 1) / p.N, 1, blocks);
+    const std::int64_t run_blocks = (blocks + runs - 1) / runs, tasks = p.N * runs;
+    const double flops_per_task = 2.0 * double(run_blocks * BQ) * double(p.Tk) * double(p.dk + p.dv);
+    const auto grain = static_cast<std::int64_t>(std::max(1.0, 4e5 / std::max(flops_per_task, 1.0)));
+    parallel_for(0, tasks, grain, [&](std::int64_t lo, std::int64_t hi) {
+        ForwardScratch<T> w(p.Tk, p.dk);
+        std::int64_t head = -1;
+        for (std::int64_t t = lo; t < hi; ++t) {
+            const std::int64_t n = t / runs, first = (t % runs) * run_blocks;
+            if (n != head) transpose(p.k + n * p.Tk * p.dk, p.Tk, p.dk, w.kt), head = n;
+            for (std::int64_t b = first; b < std::min(blocks, first + run_blocks); ++b) forward_rows(p, n, b * BQ, out, lse, w);
+        }
     });
 }
 
@@ -210,7 +231,9 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
                    T* dv_out) {
     constexpr T inf = std::numeric_limits<T>::infinity();
     const std::int64_t Tq = p.Tq, Tk = p.Tk, dk = p.dk, dv = p.dv;
-    Tensor qs_t, d_t, s_t, dp_t;
+    Tensor kt_t, vt_t, qs_t, d_t, s_t, dp_t;
+    T* kt = scratch<T>(kt_t, dk * Tk);  // kᵀ, [dk, Tk]
+    T* vt = scratch<T>(vt_t, dv * Tk);  // vᵀ, [dv, Tk]
     T* qs = scratch<T>(qs_t, Tq * dk);  // q·scale, [Tq, dk]
     T* D = scratch<T>(d_t, Tq);         // D_i = dO_i · O_i = Σ_j P_ij dP_ij
     T* S = scratch<T>(s_t, BQ * BK);    // scores, then P
@@ -223,6 +246,8 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
     const T* L = lse + n * Tq;
     dq += n * Tq * dk, dk_out += n * Tk * dk, dv_out += n * Tk * dv;
     for (std::int64_t r = 0; r < Tq * dk; ++r) qs[r] = q[r] * p.scale;
+    transpose(k, Tk, dk, kt);
+    transpose(v, Tk, dv, vt);
     for (std::int64_t i = 0; i < Tq; ++i) {
         T s = 0;
         for (std::int64_t c = 0; c < dv; ++c) s += g[i * dv + c] * o[i * dv + c];
@@ -238,7 +263,7 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
             const std::int64_t bq = std::min(BQ, Tq - i0);
             const Cover c = p.mask->cover(mb, i0, bq, j0, bk);
             if (c == Cover::none) continue;
-            gemm_builtin<T>(bq, bk, dk, qs + i0 * dk, dk, 1, k + j0 * dk, 1, dk, S, bk, false);  // S, as in forward
+            detail::tile_product<T>(bq, bk, dk, qs + i0 * dk, dk, 1, kt + j0, Tk, S, bk, false);  // S, as in forward
             if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
             for (std::int64_t i = 0; i < bq; ++i) {  // P = exp(S − lse): the forward's weights, rebuilt
                 T* Si = S + i * bk;
@@ -246,12 +271,12 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
                 else exp_shifted(Si, L[i0 + i], Si, bk);
             }
             const T* gI = g + i0 * dv;
-            gemm_builtin<T>(bk, dv, bq, S, 1, bk, gI, dv, 1, dv_out + j0 * dv, dv, true);  // dV_J += Pᵀ dO_I
-            gemm_builtin<T>(bq, bk, dv, gI, dv, 1, v + j0 * dv, 1, dv, dP, bk, false);     // dP = dO_I v_Jᵀ
+            detail::tile_product<T>(bk, dv, bq, S, 1, bk, gI, dv, dv_out + j0 * dv, dv, true);  // dV_J += Pᵀ dO_I
+            detail::tile_product<T>(bq, bk, dv, gI, dv, 1, vt + j0, Tk, dP, bk, false);         // dP = dO_I v_Jᵀ
             for (std::int64_t i = 0; i < bq; ++i)                                          // dS = P ∘ (dP − D)
                 for (std::int64_t j = 0; j < bk; ++j) dP[i * bk + j] = S[i * bk + j] * (dP[i * bk + j] - D[i0 + i]);
-            gemm_builtin<T>(bk, dk, bq, dP, 1, bk, qs + i0 * dk, dk, 1, dk_out + j0 * dk, dk, true);  // dK_J += dSᵀ q_I·scale
-            gemm_builtin<T>(bq, dk, bk, dP, bk, 1, k + j0 * dk, dk, 1, dq + i0 * dk, dk, true);       // dQ_I += dS k_J
+            detail::tile_product<T>(bk, dk, bq, dP, 1, bk, qs + i0 * dk, dk, dk_out + j0 * dk, dk, true);  // dK_J += dSᵀ q_I·scale
+            detail::tile_product<T>(bq, dk, bk, dP, bk, 1, k + j0 * dk, dk, dq + i0 * dk, dk, true);       // dQ_I += dS k_J
         }
     }
     for (std::int64_t r = 0; r < Tq * dk; ++r) dq[r] *= p.scale;  // dQ = scale·Σ_J dS k_J

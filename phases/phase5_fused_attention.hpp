@@ -17,6 +17,7 @@
 #include <limits>
 #include <string>
 
+#include "autograd/node.hpp"
 #include "nn/attention.hpp"
 #include "nn/attention_cost.hpp"
 #include "nn/flash_attention.hpp"
