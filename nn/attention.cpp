@@ -69,13 +69,10 @@ const char* attention_path_name(AttentionPath p) {
     }
 }
 
-AttentionPathChoice MultiHeadAttention::choose_path() const {
-    if (trace_) {
-        if (trace_->enabled) return {AttentionPath::composed, "the attention trace is enabled: it records the weights"};
-        return {AttentionPath::fused, "the layer reports weights through its trace, which is off"};
-    }
-    if (need_weights) return {AttentionPath::composed, "need_weights is set: the caller gets the weights"};
-    return {AttentionPath::fused, "need_weights is off and there is no trace"};
+AttentionPathChoice MultiHeadAttention::choose_path(bool weights_wanted) const {
+    if (trace_ && trace_->enabled) return {AttentionPath::composed, "the attention trace is enabled: it records the weights"};
+    if (weights_wanted) return {AttentionPath::composed, "forward() returns the weights"};
+    return {AttentionPath::fused, "forward_output(): nobody asked for the weights"};
 }
 
 void MultiHeadAttention::set_head_mask(const std::vector<bool>& enabled) {
@@ -87,6 +84,16 @@ void MultiHeadAttention::set_head_mask(const std::vector<bool>& enabled) {
 
 AttentionResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                             const Mask& mask, KVCache* cache) {
+    return attend(query, key, value, mask, cache, true);
+}
+
+Tensor MultiHeadAttention::forward_output(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask,
+                                          KVCache* cache) {
+    return attend(query, key, value, mask, cache, false).output;
+}
+
+AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask,
+                                           KVCache* cache, bool weights_wanted) {
     if (query.dim() != 3 || key.dim() != 3 || value.dim() != 3 || key.size(0) != query.size(0) ||
         value.size(0) != query.size(0) || key.size(1) != value.size(1))
         throw ShapeError("MultiHeadAttention: expected query [B, Tq, d_model], key [B, Tk, kdim], value [B, Tk, vdim]; got " +
@@ -105,7 +112,7 @@ AttentionResult MultiHeadAttention::forward(const Tensor& query, const Tensor& k
         cache->k = k.detach(), cache->v = v.detach();
     }
     // 2. attend in every head at once: output [B, H, Tq, d_k]
-    last_path_ = choose_path();
+    last_path_ = choose_path(weights_wanted);
     AttentionResult heads = last_path_.path == AttentionPath::fused
                                 ? AttentionResult{flash_attention(q, k, v, mask), Tensor()}
                                 : scaled_dot_product_attention(q, k, v, mask);

@@ -24,10 +24,11 @@
 // skipped (causal: the loop stops at the diagonal). A query row whose every key is
 // blocked gets a zero output and zero gradient — the same rule as softmax's.
 //
-// Threads: forward splits the (batch·head, query block) pairs, backward splits
-// the batch·head index; each thread writes only its own rows, and every value is
+// Threads: forward splits (batch·head, run of query blocks), backward splits the
+// batch·head index; each thread writes only its own rows, and every value is
 // computed by the same operations in the same order whatever the thread count:
 // bit-identical results at 1, 2 or n threads. (No atomics, no split reductions.)
+// Backward with a single head therefore runs on one thread.
 //
 // Shapes: q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v] with the same
 // leading (batch) dims; float32 or float64. Read scaled_dot_product_attention

@@ -188,34 +188,32 @@ TEST_CASE("MultiHeadAttention takes the fused path unless someone asks for the w
     Tensor x = randn({2, 9, 16}, kFloat32, g).requires_grad_();
     const Mask mask = Mask::causal(9) & Mask::padding({9, 5}, 9);
 
-    AttentionResult composed = mha.forward(x, mask);  // need_weights defaults to true
+    AttentionResult composed = mha.forward(x, mask);  // forward returns the weights
     CHECK(mha.last_path().path == AttentionPath::composed);
-    CHECK_THAT(mha.last_path().reason, Catch::Contains("need_weights"));
+    CHECK_THAT(mha.last_path().reason, Catch::Contains("returns the weights"));
     REQUIRE(composed.weights.defined());
     composed.output.sum().backward();
     const Tensor dx_composed = x.grad(), dwq_composed = mha.w_q.weight.grad();
 
     x.zero_grad(), mha.zero_grad();
-    mha.need_weights = false;
-    AttentionResult fused = mha.forward(x, mask);
+    const Tensor fused = mha.forward_output(x, mask);
     CHECK(mha.last_path().path == AttentionPath::fused);
     CHECK(std::string(attention_path_name(mha.last_path().path)) == "fused");
-    CHECK_FALSE(fused.weights.defined());
-    CHECK_THAT(fused.output, IsCloseTo(composed.output, 1e-6, 1e-5));
-    fused.output.sum().backward();
+    CHECK_THAT(fused, IsCloseTo(composed.output, 1e-6, 1e-5));
+    fused.sum().backward();
     CHECK_THAT(x.grad(), IsCloseTo(dx_composed, 1e-6, 1e-5));
     CHECK_THAT(mha.w_q.weight.grad(), IsCloseTo(dwq_composed, 1e-6, 1e-5));
 
-    SECTION("a layer with a trace: the trace asks, while it is enabled") {
+    SECTION("an enabled trace asks for the weights too") {
         AttentionTrace trace;
-        mha.need_weights = true;  // ignored once a trace is attached
         mha.set_trace(&trace, 0);
-        mha.forward(x, mask);
+        mha.forward_output(x, mask);
         CHECK(mha.last_path().path == AttentionPath::fused);
-        CHECK_THAT(mha.last_path().reason, Catch::Contains("trace"));
+        CHECK_THAT(mha.last_path().reason, Catch::Contains("nobody asked"));
         trace.enabled = true;
-        mha.forward(x, mask);
+        mha.forward_output(x, mask);
         CHECK(mha.last_path().path == AttentionPath::composed);
+        CHECK_THAT(mha.last_path().reason, Catch::Contains("trace"));
         CHECK(trace.layers.at(0).defined());
     }
 }
@@ -231,4 +229,8 @@ TEST_CASE("a Transformer trains on the fused path and traces on the composed one
     const Tensor traced = model.forward(ids);
     for (const auto& b : model.blocks) CHECK(b->attn.last_path().path == AttentionPath::composed);
     CHECK_THAT(fused, IsCloseTo(traced, 1e-5, 1e-5));
+    // phase 2 calls a block's layer directly and reads its weights
+    model.trace().enabled = false;
+    CHECK(model.blocks[0]->attn.forward(randn({1, 4, 16})).weights.defined());
+    CHECK(model.blocks[0]->attn.last_path().path == AttentionPath::composed);
 }
