@@ -10,16 +10,20 @@
 // the loop torch_peer.py uses), GFLOP/s against the model's flops (forward 4·T²·d_k·H: q kᵀ
 // and weights·v; forward + backward 3× that: the backward's dq, dk, dv, dweights), and the
 // peak extra bytes of tensor storage one call needed beyond its inputs, measured with the
-// allocator's counters (tensor/allocator.hpp; the fused kernel's scratch is tensors too).
+// allocator's counters (tensor/allocator.hpp; the fused kernel's scratch is tensors too),
+// and the median process CPU time per call (cpu_ms: steadier than wall time on a shared
+// machine; at 2 threads it is both threads' time added up).
 // The two paths run back to back for each T, so a busy machine slows both alike.
 //
 // Usage: build/bench_attention [--threads N] [--max-t T] [--composed-max-t T] [--reps N]
 //   --max-t           largest T (default 4096; T runs 64, 128, ... up to it)
 //   --composed-max-t  largest T for the composed path (default 4096 forward; its
 //                     forward + backward stops one step earlier: > 3 GB at T 4096)
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <string>
+#include <vector>
 
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
@@ -35,9 +39,32 @@ namespace {
 
 constexpr std::int64_t H = 8, d_k = 64;
 
-void report(const std::string& name, const nn::Timing& t, double flops, double bytes) {
-    std::printf("%s: %.4f ms (%.4f..%.4f)  GFLOPs=%.1f  peak_extra_MB=%.2f\n", name.c_str(), t.median_ms, t.min_ms, t.max_ms,
-                flops / (t.median_ms * 1e6), bytes / (1 << 20));
+// Median process CPU time of one call (all threads together), over `reps` calls. On a
+// shared machine wall time also counts the time other jobs held the core; CPU time
+// does not, so it is the steadier number to compare across runs.
+template <typename F>
+double cpu_ms_median(F&& fn, int reps) {
+    auto now = [] {
+        timespec t{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+    };
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        const double t0 = now();
+        fn();
+        ms.push_back(now() - t0);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+template <typename F>
+void measure(const std::string& name, F&& fn, int reps, double rep_s, double flops) {
+    const nn::Timing t = nn::time_median(fn, reps, rep_s);
+    const double bytes = peak_extra_storage_bytes(fn), cpu = cpu_ms_median(fn, reps);
+    std::printf("%s: %.4f ms (%.4f..%.4f)  GFLOPs=%.1f  peak_extra_MB=%.2f  cpu_ms=%.4f  cpu_GFLOPs=%.1f\n", name.c_str(),
+                t.median_ms, t.min_ms, t.max_ms, flops / (t.median_ms * 1e6), bytes / (1 << 20), cpu, flops / (cpu * 1e6));
     std::fflush(stdout);
 }
 
@@ -86,8 +113,8 @@ int main(int argc, char** argv) {
             NoGradGuard no_grad;
             auto composed = [&] { nn::scaled_dot_product_attention(q, k, v); };
             auto fused = [&] { nn::flash_attention(q, k, v); };
-            if (T <= composed_max_t) report("attn_fwd_T" + std::to_string(T), nn::time_median(composed, reps, rep_s), fwd_flops, peak_extra_storage_bytes(composed));
-            report("flash_fwd_T" + std::to_string(T), nn::time_median(fused, reps, rep_s), fwd_flops, peak_extra_storage_bytes(fused));
+            if (T <= composed_max_t) measure("attn_fwd_T" + std::to_string(T), composed, reps, rep_s, fwd_flops);
+            measure("flash_fwd_T" + std::to_string(T), fused, reps, rep_s, fwd_flops);
         }
         Tensor qg = q.detach().requires_grad_(), kg = k.detach().requires_grad_(), vg = v.detach().requires_grad_();
         auto step = [&](auto attend) {
@@ -98,9 +125,8 @@ int main(int argc, char** argv) {
         };
         auto composed = step([&] { return nn::scaled_dot_product_attention(qg, kg, vg).output; });
         auto fused = step([&] { return nn::flash_attention(qg, kg, vg); });
-        if (T < composed_max_t)
-            report("attn_fwd_bwd_T" + std::to_string(T), nn::time_median(composed, reps, rep_s), 3 * fwd_flops, peak_extra_storage_bytes(composed));
-        report("flash_fwd_bwd_T" + std::to_string(T), nn::time_median(fused, reps, rep_s), 3 * fwd_flops, peak_extra_storage_bytes(fused));
+        if (T < composed_max_t) measure("attn_fwd_bwd_T" + std::to_string(T), composed, reps, rep_s, 3 * fwd_flops);
+        measure("flash_fwd_bwd_T" + std::to_string(T), fused, reps, rep_s, 3 * fwd_flops);
     }
     return 0;
 }
