@@ -9,7 +9,6 @@
 
 #include "nn/attention.hpp"
 #include "nn/flash_attention.hpp"
-#include "nn/transformer.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tests/support/gradcheck_helpers.hpp"
