@@ -8,6 +8,7 @@
 // makes room for the sizes it uses now, instead of pushing them out to the kernel.
 #include "tensor/allocator.hpp"
 
+#include <atomic>
 #include <deque>
 #include <list>
 #include <mutex>
@@ -81,10 +82,20 @@ Cache& cache() {
 const bool g_heap_kept = mallopt(M_TRIM_THRESHOLD, 64 << 20) == 1;
 #endif
 
+std::atomic<std::size_t> in_use{0}, peak{0};
+
+void count_allocation(std::size_t size) {
+    const std::size_t now = in_use.fetch_add(size, std::memory_order_relaxed) + size;
+    std::size_t p = peak.load(std::memory_order_relaxed);
+    while (now > p && !peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
+    }
+}
+
 }  // namespace
 
 void* allocate_storage(std::size_t bytes) {
     const std::size_t size = rounded(bytes ? bytes : 1);
+    count_allocation(size);
     if (size >= kCacheFromBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -95,6 +106,7 @@ void* allocate_storage(std::size_t bytes) {
 
 void release_storage(void* p, std::size_t bytes) {
     const std::size_t size = rounded(bytes ? bytes : 1);
+    in_use.fetch_sub(size, std::memory_order_relaxed);
     if (size >= kCacheFromBytes && size <= kMaxCachedBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -109,5 +121,9 @@ std::size_t cached_storage_bytes() {
     std::lock_guard<std::mutex> lock(c.mutex);
     return c.bytes;
 }
+
+std::size_t storage_bytes_in_use() { return in_use.load(std::memory_order_relaxed); }
+std::size_t peak_storage_bytes_in_use() { return peak.load(std::memory_order_relaxed); }
+void reset_peak_storage_bytes() { peak.store(in_use.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 }  // namespace attnlab
