@@ -47,7 +47,7 @@ CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
 CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
-LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp data/*.cpp)
+LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp data/*.cpp lab/*.cpp)
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
 TEST_SRCS := $(wildcard tests/*/*.cpp)
 

@@ -19,8 +19,8 @@
 #include <string>
 
 #include "nn/attention.hpp"
-#include "nn/attention_cost.hpp"
-#include "nn/seq2seq_experiment.hpp"
+#include "lab/attention_cost.hpp"
+#include "lab/seq2seq_experiment.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -43,7 +43,7 @@ P::Matrix rows_of(const Tensor& m) {  // [R, C] -> nested vectors for the plotte
     for (std::int64_t r = 0; r < m.size(0); ++r) out[static_cast<std::size_t>(r)] = m.select(0, r).to_vector<double>();
     return out;
 }
-Json by_length_json(const nn::ReversalEval& e) {
+Json by_length_json(const lab::ReversalEval& e) {
     Json j = Json::object();
     for (const auto& [len, acc] : e.by_length) j[std::to_string(len)] = acc;
     return j;
@@ -120,7 +120,7 @@ int main() {
         std::string name;
         nn::Seq2SeqConfig config;
         std::int64_t steps;
-        nn::TrainResult result;
+        lab::ReversalTrainResult result;
     };
     auto config = [](bool attention, nn::ScoreKind kind, nn::Normalizer norm) {
         nn::Seq2SeqConfig c;
@@ -145,20 +145,20 @@ int main() {
         Generator init(kSeed + 10);  // every variant starts from the same seed
         models.push_back(std::make_unique<nn::Seq2Seq>(runs[i].config, init));
         jobs.push_back([&, i] {
-            nn::TrainConfig tc{.steps = runs[i].steps, .checkpoints = {runs[i].steps}};
-            runs[i].result = nn::train_reversal(*models[i], tc, held_out);
+            lab::ReversalTrainConfig tc{.steps = runs[i].steps, .checkpoints = {runs[i].steps}};
+            runs[i].result = lab::train_reversal(*models[i], tc, held_out);
         });
     }
     std::printf("\n5. Training %zu models on reversal (GRU hidden 64, batch 64, Adam 3e-3): main %lld steps, "
                 "comparisons %lld steps each\n", runs.size(), static_cast<long long>(kMainSteps), static_cast<long long>(kCompareSteps));
-    nn::run_concurrently(jobs, 2);
+    lab::run_concurrently(jobs, 2);
     std::printf("   %-16s %8s %9s %12s %10s %8s\n", "model", "steps", "accuracy", "anti-diag", "zeros", "seconds");
     for (const Run& run : runs) {
-        const nn::ReversalEval& e = run.result.evals.at(run.steps);
+        const lab::ReversalEval& e = run.result.evals.at(run.steps);
         std::printf("   %-16s %8lld %9.4f %12.4f %10.4f %8.1f\n", run.name.c_str(), static_cast<long long>(run.steps),
                     e.accuracy, e.anti_diagonal, e.zero_fraction, run.result.seconds);
     }
-    const nn::ReversalEval& main_eval = runs[0].result.evals.at(kMainSteps);
+    const lab::ReversalEval& main_eval = runs[0].result.evals.at(kMainSteps);
     metrics["reversal"] = Json::Object{{"steps", kMainSteps}, {"held_out_sequences", static_cast<std::int64_t>(held_out.size())},
                                        {"exact_sequence_accuracy", main_eval.accuracy},
                                        {"anti_diagonal_share", main_eval.anti_diagonal},
@@ -190,7 +190,7 @@ int main() {
     auto loss_chart = [&](const std::vector<std::size_t>& which, const std::string& title, const std::string& file) {
         std::vector<P::Series> series;
         for (std::size_t i : which) {
-            nn::Curve c = nn::smooth(runs[i].result.loss, 20, 10);
+            lab::Curve c = lab::smooth(runs[i].result.loss, 20, 10);
             series.push_back({.name = runs[i].name, .x = c.step, .y = c.value, .markers = false});
         }
         P::save(P::line_chart(series, {.title = title, .x_title = "training step",
@@ -202,7 +202,7 @@ int main() {
     std::printf("\n7. Accuracy by source length after %lld steps:\n   %-16s", static_cast<long long>(kCompareSteps), "model");
     for (std::int64_t len = 4; len <= 10; ++len) std::printf(" %6lld", static_cast<long long>(len));
     for (std::size_t i : {1, 2}) {
-        const nn::ReversalEval& e = runs[i].result.evals.at(kCompareSteps);
+        const lab::ReversalEval& e = runs[i].result.evals.at(kCompareSteps);
         P::Series series{.name = runs[i].name};
         std::printf("\n   %-16s", runs[i].name.c_str());
         for (const auto& [len, acc] : e.by_length) series.x.push_back(static_cast<double>(len)), series.y.push_back(acc),
@@ -217,10 +217,10 @@ int main() {
     std::vector<std::string> names;
     std::vector<double> accs;
     for (std::size_t i = 1; i < runs.size(); ++i) {
-        const nn::ReversalEval& e = runs[i].result.evals.at(kCompareSteps);
+        const lab::ReversalEval& e = runs[i].result.evals.at(kCompareSteps);
         comparisons[runs[i].name] = Json::Object{{"exact_sequence_accuracy", e.accuracy}, {"anti_diagonal_share", e.anti_diagonal},
                                                  {"zero_weight_fraction", e.zero_fraction},
-                                                 {"final_loss_mean_last_20", nn::smooth(runs[i].result.loss, 20, 20).value.back()},
+                                                 {"final_loss_mean_last_20", lab::smooth(runs[i].result.loss, 20, 20).value.back()},
                                                  {"accuracy_by_length", by_length_json(e)}};
         names.push_back(runs[i].name), accs.push_back(e.accuracy);
     }
@@ -254,7 +254,7 @@ int main() {
     P::Series core{.name = "softmax(QK^T/sqrt(d_k))V"}, proj{.name = "Q, K, V, O projections"};
     Json cost = Json::object();
     for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) {
-        nn::AttentionCost c = nn::measure_attention_cost(T);
+        lab::AttentionCost c = lab::measure_attention_cost(T);
         std::printf("   %6lld %12.3f %16.3f %14.1f\n", static_cast<long long>(T), c.core.median_ms, c.projections.median_ms,
                     c.score_bytes / (1 << 20));
         core.x.push_back(static_cast<double>(T)), core.y.push_back(c.core.median_ms);
