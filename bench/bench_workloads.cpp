@@ -9,7 +9,7 @@
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //
 // Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
-// to ~0.15 s, 7 repetitions, the median per call (nn::time_median, which phase 5's cost
+// to ~0.15 s, 7 repetitions, the median per call (lab::time_median, which phase 5's cost
 // plot uses too). Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
 #include <algorithm>
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "autograd/node.hpp"
-#include "nn/attention_cost.hpp"  // nn::time_median, the timing loop torch_peer.py uses
+#include "lab/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "nn/transformer.hpp"
@@ -40,7 +40,7 @@ struct Result {
     std::string extra;
 };
 
-Result summarise(const std::string& name, const nn::Timing& t, const std::string& extra = "") {
+Result summarise(const std::string& name, const lab::Timing& t, const std::string& extra = "") {
     Result r{name, t.median_ms, t.min_ms, t.max_ms, extra};
     std::printf("%s: %.4f ms (%.4f..%.4f)%s%s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms,
                 extra.empty() ? "" : "  ", extra.c_str());
@@ -52,7 +52,7 @@ Result mha_fwd_bwd(const std::string& name, std::int64_t d, std::int64_t h, cons
     manual_seed(0);
     nn::MultiHeadAttention mha(d, h);
     Tensor x = randn(shape).requires_grad_();
-    return summarise(name, nn::time_median([&] {
+    return summarise(name, lab::time_median([&] {
         x.zero_grad();
         mha.zero_grad();
         mha.forward(x).output.sum().backward();
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
         manual_seed(0);
         Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64});
         NoGradGuard no_grad;
-        const nn::Timing t = nn::time_median([&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); }, 7, T >= 1024 ? 0.0 : 0.15);
+        const lab::Timing t = lab::time_median([&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); }, 7, T >= 1024 ? 0.0 : 0.15);
         const double flops = 2.0 * 2.0 * 8 * static_cast<double>(T) * T * 64;  // QKᵀ and weights·V
         char extra[64];
         std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (t.median_ms * 1e6));
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
             ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         }
         std::sort(ms.begin(), ms.end());
-        const nn::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
+        const lab::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
         char extra[96];
         std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
                       static_cast<long long>(model.parameter_count()), loss, 16 * 32 / (t.median_ms / 1e3));
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
                 tokens.push_back(static_cast<std::int64_t>(argmax(logits.select(1, -1), -1).item()));
             }
         };
-        const nn::Timing t = nn::time_median(generate, 7, 0.0);
+        const lab::Timing t = lab::time_median(generate, 7, 0.0);
         char extra[64];
         std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", t.median_ms / 256);
         results.push_back(summarise("generate_256", t, extra));

@@ -55,7 +55,8 @@ Json Table::json_by(const std::string& key) const {
         Json rest = Json::object();
         for (const auto& [k, v] : r.as_object())
             if (k != key) rest[k] = v;
-        out[r.at(key).as_string()] = std::move(rest);
+        const Json& name = r.at(key);
+        out[name.is_string() ? name.as_string() : std::to_string(name.as_int64())] = std::move(rest);
     }
     return out;
 }

@@ -39,7 +39,7 @@ public:
     using Filter = std::function<bool(const Json& row)>;
 
     const Json& json() const { return rows_; }  // [{key: value, ...}, ...]
-    // {row[key]: the row without key, ...}: rows named by one column (a string column).
+    // {row[key]: the row without key, ...}: rows named by one column (a string or a whole number).
     Json json_by(const std::string& key) const;
     std::vector<double> column(const std::string& key, const Filter& keep = {}) const;
     // A line through the rows: x and y are column keys; style gives name, colour, markers.

@@ -63,7 +63,7 @@ struct Phase4 {
 
 void section1_causal_mask(Phase4& p) {
     section("1. The causal mask (" + std::to_string(p.T - 1) + " x " + std::to_string(p.T - 1) + ")");
-    const std::vector<std::string> words(token_labels(p.ids).begin() + 1, token_labels(p.ids).end());
+    const std::vector<std::string> labels = token_labels(p.ids), words(labels.begin() + 1, labels.end());  // without <bos>
     const nn::Mask mask = nn::Mask::causal(len(words));
     std::printf("allowed (1 = may attend, 0 = blocked); row = query i, column = key j:\n%s\n", to_string(mask.allowed()).c_str());
     std::printf("additive form, added to the scores before softmax:\n%s\n", to_string(mask.additive()).c_str());
