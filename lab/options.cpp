@@ -134,13 +134,17 @@ std::string Options::choice(const std::string& name, const std::vector<std::stri
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);  // one row of the DP table at a time
+    // d[i][j]: distance between a's first i and b's first j characters; three rows are enough.
+    std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
             cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        std::swap(prev, cur);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])  // two letters swapped: "dgo" -> "dog"
+                cur[j] = std::min(cur[j], before[j - 2] + 1);
+        }
+        std::swap(before, prev), std::swap(prev, cur);
     }
     return prev[b.size()];
 }

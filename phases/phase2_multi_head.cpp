@@ -210,14 +210,15 @@ std::vector<lab::Column> evaluation_columns() {
 
 void section6a_single_vs_multi(Phase2& p) {
     section("6. Single head vs multi-head, and a sweep over the number of heads");
-    nn::LoadedCheckpoint single = nn::load_or_train("single_head_model");
+    nn::LoadedCheckpoint single = load_model(p.opt, "single_head_model", "compare-checkpoint");
     const std::int64_t val_batch = nn::standard_config("multi_head_model").batch;
     std::vector<lab::Column> cols{{"model", "model", 18, -1}, {"n_heads", "H", 3, -1}};
+    const std::string single_name = p.opt.given("compare-checkpoint") ? p.opt.text("compare-checkpoint") : "single_head_model";
     for (const lab::Column& c : evaluation_columns()) cols.push_back(c);
     lab::Table t(cols);
     t.print_header();
     const std::string name = p.opt.given("checkpoint") ? p.opt.text("checkpoint") : "multi_head_model";
-    for (auto [label, c] : {std::pair{std::string("single_head_model"), &single}, std::pair{name, &p.ckpt}}) {
+    for (auto [label, c] : {std::pair{single_name, &single}, std::pair{name, &p.ckpt}}) {
         const nn::Evaluation e = nn::evaluate(*c->model, c->info.kind, val_batch);
         t.row({label, c->model->config().n_heads, e.loss, e.accuracy, e.floor, c->model->parameter_count()});
     }
@@ -258,6 +259,7 @@ void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
 int main(int argc, char** argv) {
     lab::Options opt("phase2", "Phase 2 of seed 000: multi-head attention, step by step, and a sweep over the number of heads.");
     add_common_flags(opt, {.phase = "phase2", .model = "multi_head_model", .seed = 0});
+    opt.add("compare-checkpoint", "PATH", "out/checkpoints/single_head_model.safetensors", "the model step 6 compares with --checkpoint");
     opt.add("heads", "LIST", "1,2,4,8,16", "head counts of step 6's sweep (each must divide --d-model)");
     opt.add("d-model", "N", "64", "d_model of step 6's sweep and of step 1's parameter count");
     opt.add("steps", "N", "400", "training steps of each model in the sweep");

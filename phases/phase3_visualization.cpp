@@ -118,7 +118,8 @@ void section1_models(Phase3& p) {
     phase::section("1. The trained models");
     p.models.push_back({"causal", p.opt.given("checkpoint") ? p.opt.text("checkpoint") : "causal_model",
                         phase::load_model(p.opt, "causal_model"), {}});
-    p.models.push_back({"bidirectional", "multi_head_model", nn::load_or_train("multi_head_model"), {}});
+    p.models.push_back({"bidirectional", p.opt.given("compare-checkpoint") ? p.opt.text("compare-checkpoint") : "multi_head_model",
+                        phase::load_model(p.opt, "multi_head_model", "compare-checkpoint"), {}});
     // The sentences: --sentence, then the toy sentences (data/toy_sequences.txt), if the model reads the toy grammar.
     const std::vector<std::string>& vocab = p.models[0].checkpoint.info.vocab;
     p.sentences.push_back(phase::sentence_ids(p.opt, vocab, p.models[0].model().config().context));
@@ -327,6 +328,7 @@ void section6_explorer(Phase3& p) {
 int main(int argc, char** argv) {
     lab::Options opt("phase3", "Phase 3 of seed 000: seeing what trained attention does (flow, 3-D, rollout, distance, explorer).");
     phase::add_common_flags(opt, {.phase = "phase3", .model = "causal_model", .seed = 0});
+    opt.add("compare-checkpoint", "PATH", "out/checkpoints/multi_head_model.safetensors", "the bidirectional model shown beside it");
     opt.parse(argc, argv);
     manual_seed(opt.seed());  // nothing in phase 3 draws random numbers today; a learner's addition would
     Phase3 p(opt);

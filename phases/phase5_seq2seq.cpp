@@ -193,10 +193,16 @@ void section6_alignment(Phase5& p) {
     std::cout << "   weights for source " << titles[0] << ":\n" << w.select(0, 0) << "\n";
 }
 
+double last_20(const std::vector<double>& loss) {  // the mean training loss of the last 20 steps (or of all, if fewer)
+    const std::size_t window = std::min<std::size_t>(20, loss.size());
+    return lab::smooth(loss, window, window).value.back();
+}
+
 void loss_chart(Phase5& p, const std::vector<std::size_t>& which, const std::string& title, const std::string& file) {
     std::vector<P::Series> series;
     for (std::size_t i : which) {
-        lab::Curve c = lab::smooth(p.runs[i].result.loss, 20, 10);
+        const std::size_t window = std::min<std::size_t>(20, p.runs[i].result.loss.size());  // 20 unless the run is shorter
+        lab::Curve c = lab::smooth(p.runs[i].result.loss, window, std::min<std::size_t>(10, window));
         series.push_back({.name = p.runs[i].name, .x = c.step, .y = c.value, .markers = false});
     }
     p.out.figure(P::line_chart(series, {.title = title, .x_title = "training step",
@@ -228,7 +234,7 @@ void section7_8_compare(Phase5& p) {
     std::vector<std::string> names;
     for (std::size_t i = 1; i < p.runs.size(); ++i) {
         const lab::ReversalEval& e = p.eval(i);
-        t.row({p.runs[i].name, e.accuracy, e.anti_diagonal, e.zero_fraction, lab::smooth(p.runs[i].result.loss, 20, 20).value.back(),
+        t.row({p.runs[i].name, e.accuracy, e.anti_diagonal, e.zero_fraction, last_20(p.runs[i].result.loss),
                by_length_json(e)});
         names.push_back(p.runs[i].name);
     }

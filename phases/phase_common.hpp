@@ -82,14 +82,15 @@ inline void add_common_flags(lab::Options& o, const CommonDefaults& d) {
     o.add("out", "DIR", "out", "write DIR/" + d.phase + "/ (figures, metrics.json) and DIR/data/ (for the summary sheet)");
 }
 
-// --checkpoint: the standard model (trained first if it is missing, as `make train` would),
-// or the learner's own file, read and checked by nn::load_checkpoint.
-inline nn::LoadedCheckpoint load_model(const lab::Options& o, const std::string& standard_name) {
-    if (!o.given("checkpoint")) return nn::load_or_train(standard_name);
+// --checkpoint (or another flag naming a checkpoint): the standard model (trained first if it
+// is missing, as `make train` would), or the learner's own file, read and checked by nn::load_checkpoint.
+inline nn::LoadedCheckpoint load_model(const lab::Options& o, const std::string& standard_name,
+                                       const std::string& flag = "checkpoint") {
+    if (!o.given(flag)) return nn::load_or_train(standard_name);
     try {
-        return nn::load_checkpoint(o.text("checkpoint"));
+        return nn::load_checkpoint(o.text(flag));
     } catch (const std::exception& e) {
-        o.fail("checkpoint", e.what());
+        o.fail(flag, e.what());
     }
 }
 
@@ -107,10 +108,11 @@ inline std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::
         }
         if (word.empty()) continue;
         const auto it = std::find(vocab.begin(), vocab.end(), word);
-        if (it == vocab.end() || word.front() == '<') {  // <pad>, <bos>, <mask>: not words
+        auto special = [](const std::string& w) { return w.empty() || w.front() == '<' || w.front() == '['; };  // <bos>, [MASK]
+        if (it == vocab.end() || special(word)) {
             std::vector<std::string> words_only;
             for (const std::string& w : vocab)
-                if (!w.empty() && w.front() != '<') words_only.push_back(w);
+                if (!special(w)) words_only.push_back(w);
             std::string near;
             for (const std::string& w : lab::nearest_words(word, words_only, 5)) near += (near.empty() ? "" : ", ") + w;
             o.fail("sentence", "the model does not know the word '" + word + "'; nearest known words: " + near);

@@ -13,6 +13,9 @@ TEST_CASE("edit distance counts inserts, deletes and substitutions", "[lab][opti
     CHECK(lab::edit_distance("cat", "cut") == 1);
     CHECK(lab::edit_distance("kitten", "sitting") == 3);
     CHECK(lab::edit_distance("", "dog") == 3);
+    CHECK(lab::edit_distance("dgo", "dog") == 1);  // a swap of neighbours
+    CHECK(lab::edit_distance("ab", "ba") == 1);
+    CHECK(lab::edit_distance("abc", "ca") == 3);   // optimal string alignment: no edit of a swapped pair
 }
 
 TEST_CASE("nearest words: closest first, ties in vocabulary order", "[lab][options]") {

@@ -29,7 +29,7 @@ TEST_CASE("a table row is printed, recorded and drawn from the same values", "[l
 }
 
 TEST_CASE("a row with the wrong number of values is an error naming both counts", "[lab][report]") {
-    lab::Table t({{"a", "a"}, {"b", "b"}});
+    lab::Table t(std::vector<lab::Column>{{"a", "a"}, {"b", "b"}});
     CHECK_THROWS_WITH(t.row({1.0}), Catch::Contains("1 values for 2 columns"));
     CHECK(t.json().size() == 0);
 }
