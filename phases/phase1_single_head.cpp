@@ -51,12 +51,8 @@ std::vector<std::string> top_entries(const Tensor& vec, int n) {
 }
 
 // What the sections share: the settings, the model's first attention layer, the sentence.
-struct Phase1 {
-    explicit Phase1(const lab::Options& o) : opt(o), out(o.text("out"), "phase1"), m(out.metrics()), seed(o.seed()) {}
-    const lab::Options& opt;
-    Output out;
-    Json& m;
-    std::uint64_t seed;
+struct Phase1 : Frame {
+    explicit Phase1(const lab::Options& o) : Frame(o, "phase1") {}
     nn::LoadedCheckpoint ckpt;
     std::vector<std::string> tokens;
     std::int64_t T = 0, d_model = 0, d_k = 0;

@@ -23,6 +23,7 @@
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
 #include "plots/heatmap.hpp"
+#include "plots/layout.hpp"
 #include "plots/line_chart.hpp"
 #include "plots/table.hpp"
 
@@ -32,19 +33,9 @@ using namespace attnlab::phase;
 
 namespace {
 
-std::string fixed(double v, int decimals = 3) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.*f", decimals, v);
-    return b;
-}
-
 // What the sections share: the settings, the model, the sentence and step 1's tensors.
-struct Phase2 {
-    explicit Phase2(const lab::Options& o) : opt(o), out(o.text("out"), "phase2"), m(out.metrics()), seed(o.seed()) {}
-    const lab::Options& opt;
-    Output out;
-    Json& m;
-    std::uint64_t seed;
+struct Phase2 : Frame {
+    explicit Phase2(const lab::Options& o) : Frame(o, "phase2") {}
     nn::LoadedCheckpoint ckpt;
     std::vector<std::string> tokens, head_names;
     Tensor ids;                                          // (1, T)
@@ -144,7 +135,7 @@ void section3_4_entropy_and_specialisation(Phase2& p) {
                 static_cast<long long>(p.T), lnT.c_str(), prof.max_entropy);
     plots::BarChartOptions bo{.title = "Mean attention entropy per head (layer 1); focused = below " + lnT + "/2",
                               .value_title = "entropy (nats)", .category_title = "head", .decimals = 3,
-                              .reference = prof.max_entropy, .reference_label = "uniform max " + lnT + " = " + fixed(prof.max_entropy)};
+                              .reference = prof.max_entropy, .reference_label = "uniform max " + lnT + " = " + plots::layout::format_fixed(prof.max_entropy, 3)};
     p.out.figure(plots::bar_chart(bar_labels, t.column("entropy"), bo), "attention_entropy");
 
     plots::Matrix spec(static_cast<std::size_t>(p.H));  // [head][self, local, global, previous]

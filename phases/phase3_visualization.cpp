@@ -101,11 +101,8 @@ Json json_matrix(const Tensor& m) {  // [R, C] -> [[...], ...]
 namespace {
 
 // What the sections share: the settings, the two models, the sentences and what the models did.
-struct Phase3 {
-    explicit Phase3(const lab::Options& o) : opt(o), out(o.text("out"), "phase3"), m(out.metrics()) {}
-    const lab::Options& opt;
-    phase::Output out;
-    Json& m;
+struct Phase3 : phase::Frame {
+    explicit Phase3(const lab::Options& o) : Frame(o, "phase3") {}
     std::vector<std::vector<std::int64_t>> sentences;         // words only; sentence 0 is --sentence
     std::vector<std::vector<std::string>> sentence_tokens;    // <bos> words <eos>
     std::vector<Studied> models;                              // [0] the studied (causal) one, [1] the bidirectional one

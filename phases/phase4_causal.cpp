@@ -42,11 +42,8 @@ constexpr std::int64_t kEntropyEvery = 25;    // record attention entropy every 
 constexpr std::int64_t kEos = data::Vocab::kEos;
 
 // What the sections share: the settings, the model, the sentence, the runs of step 4.
-struct Phase4 {
-    explicit Phase4(const lab::Options& o) : opt(o), out(o.text("out"), "phase4"), m(out.metrics()) {}
-    const lab::Options& opt;
-    Output out;
-    Json& m;
+struct Phase4 : Frame {
+    explicit Phase4(const lab::Options& o) : Frame(o, "phase4") {}
     nn::LoadedCheckpoint ckpt;
     nn::TrainConfig recipe;               // causal_model's, with the loaded model's architecture and --seed
     std::int64_t steps = 0;               // of every compared run
@@ -344,7 +341,8 @@ void section8b_head_pruning(Phase4& p, const std::vector<std::string>& heads, co
     p.out.figure(plots::bar_chart(labels, increase, {.title = order.empty() ? "Pruning: loss increase, one head off"
                                                                             : "Pruning: loss increase, heads off one after another",
                                                      .value_title = "validation loss increase (nats)",
-                                                     .category_title = "head switched off", .horizontal = true, .decimals = 4}),
+                                                     .category_title = order.empty() ? "head switched off" : "",  // "+ L2 H1" says it
+                                                     .horizontal = true, .decimals = 4}),
                  "head_pruning");
 }
 
@@ -369,14 +367,14 @@ int main(int argc, char** argv) {
     const auto t_start = std::chrono::steady_clock::now();
     lab::Options opt("phase4", "Phase 4 of seed 000: causal masking and autoregressive attention.");
     add_common_flags(opt, {.phase = "phase4", .model = "causal_model", .seed = nn::standard_config("causal_model").seed});
-    opt.add("mask", "LIST", "local:2,strided:2", "masks step 7 trains and compares: none, causal, local:W, strided:S");
+    opt.add("mask", "LIST", "local:2,strided:2", "masks step 7 trains beside the causal one: none, local:W, strided:S");
     opt.add("prune", "ORDER", "each", "heads step 8 switches off: each (one at a time) or layer.head,... (one after another)");
     opt.add("steps", "N", "200", "training steps of every run steps 4 and 7 compare");
     opt.parse(argc, argv);
     std::vector<phase4::Variant> variants;
     for (const std::string& spec : opt.word_list("mask"))
         if (auto v = phase4::parse_variant(spec)) variants.push_back(*v);
-        else opt.fail("mask", "'" + spec + "' is not a mask: none, causal, local:W or strided:S (W, S from 1)");
+        else opt.fail("mask", "'" + spec + "' is not a mask: none, local:W or strided:S (W, S from 1; causal is always trained)");
     Phase4 p(opt);
     p.steps = opt.integer("steps", kEntropyEvery, 100000);
     p.ckpt = load_model(opt, "causal_model");

@@ -260,11 +260,11 @@ struct Variant {
     std::int64_t window = 0, stride = 0;
 };
 
-// A mask as the command line writes it: none | causal | local:W | strided:S (both also causal).
-// Its name is what the printout and metrics.json call it. nullopt if `spec` is none of these.
+// A mask as the command line writes it: none | local:W | strided:S (both also causal). Its
+// name is what the printout and metrics.json call it. nullopt if `spec` is none of these.
+// (The full causal mask is every comparison's reference, always trained.)
 inline std::optional<Variant> parse_variant(const std::string& spec) {
     if (spec == "none") return Variant{"no mask", false};
-    if (spec == "causal") return Variant{"full causal"};
     for (const std::string kind : {"local:", "strided:"}) {
         if (!spec.starts_with(kind)) continue;
         const std::string n = spec.substr(kind.size());

@@ -47,12 +47,8 @@ struct Run {
 };
 
 // What the sections share: the settings, the generator steps 1-4 draw from, the trained runs.
-struct Phase5 {
-    explicit Phase5(const lab::Options& o) : opt(o), out(o.text("out"), "phase5"), m(out.metrics()), seed(o.seed()), gen(seed) {}
-    const lab::Options& opt;
-    Output out;
-    Json& m;
-    std::uint64_t seed;
+struct Phase5 : Frame {
+    explicit Phase5(const lab::Options& o) : Frame(o, "phase5"), gen(seed) {}
     Generator gen;
     data::ReversalConfig task;
     std::int64_t main_steps = 0, compare_steps = 0;

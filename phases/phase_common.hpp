@@ -150,6 +150,18 @@ private:
     Json metrics_;
 };
 
+// What every phase's sections share: its settings, where it writes, the metrics it records.
+// A phase's own state (its model, its sentence, results one section hands the next) is a
+// struct derived from it, so each section is a function of that one argument.
+struct Frame {
+    Frame(const lab::Options& o, const std::string& phase)
+        : opt(o), out(o.text("out"), phase), m(out.metrics()), seed(o.seed()) {}
+    const lab::Options& opt;
+    Output out;
+    Json& m;  // out's metrics.json
+    std::uint64_t seed;
+};
+
 // The summary sheet (tools/gallery) shows one matrix per phase. It reads them from
 // out/data/<name>.npy, with their row and column labels in out/data/<name>.labels.txt
 // (two lines, space-separated; tokens hold no spaces), so its panels name the tokens.
