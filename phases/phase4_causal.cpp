@@ -58,6 +58,24 @@ struct Phase4 : Frame {
     nn::Transformer& gpt() const { return *ckpt.model; }
 };
 
+// The model (any causal model of the toy grammar), the recipe of every run compared with it, the sentence.
+void section0_model_and_sentence(Phase4& p) {
+    p.ckpt = load_model(p.opt, "causal_model");
+    if (!p.gpt().config().causal || p.ckpt.info.vocab != nn::grammar_vocab())
+        p.opt.fail("checkpoint", "phase 4 needs a causal model of the toy grammar (it trains and evaluates on it)");
+    p.recipe = nn::standard_config("causal_model");
+    const nn::TransformerConfig& c = p.gpt().config();
+    p.recipe.d_model = c.d_model, p.recipe.n_heads = c.n_heads, p.recipe.n_layers = c.n_layers, p.recipe.context = c.context;
+    p.recipe.seed = p.seed;
+    std::printf("Phase 4: causal masking and autoregressive attention (seed %llu)\n", (unsigned long long)p.recipe.seed);
+    p.m["seed"] = static_cast<std::int64_t>(p.recipe.seed);
+    p.ids = sentence_ids(p.opt, p.ckpt.info.vocab, c.context);
+    p.ids.insert(p.ids.begin(), data::Vocab::kBos);  // rows start with <bos> in training
+    p.T = len(p.ids);
+    p.prompt.assign(p.ids.begin(), p.ids.begin() + std::min<std::int64_t>(3, p.T));
+    p.prompt_text = text_of(std::vector<std::int64_t>(p.prompt.begin() + 1, p.prompt.end()));
+}
+
 void section1_causal_mask(Phase4& p) {
     section("1. The causal mask (" + std::to_string(p.T - 1) + " x " + std::to_string(p.T - 1) + ")");
     const std::vector<std::string> labels = token_labels(p.ids), words(labels.begin() + 1, labels.end());  // without <bos>
@@ -377,21 +395,8 @@ int main(int argc, char** argv) {
         else opt.fail("mask", "'" + spec + "' is not a mask: none, local:W or strided:S (W, S from 1; causal is always trained)");
     Phase4 p(opt);
     p.steps = opt.integer("steps", kEntropyEvery, 100000);
-    p.ckpt = load_model(opt, "causal_model");
-    if (!p.gpt().config().causal || p.ckpt.info.vocab != nn::grammar_vocab())
-        opt.fail("checkpoint", "phase 4 needs a causal model of the toy grammar (it trains and evaluates on it)");
+    section0_model_and_sentence(p);
     const std::vector<std::size_t> order = prune_order(opt, phase4::head_names(p.gpt()));
-    p.recipe = nn::standard_config("causal_model");
-    const nn::TransformerConfig& c = p.gpt().config();
-    p.recipe.d_model = c.d_model, p.recipe.n_heads = c.n_heads, p.recipe.n_layers = c.n_layers, p.recipe.context = c.context;
-    p.recipe.seed = opt.seed();
-    std::printf("Phase 4: causal masking and autoregressive attention (seed %llu)\n", (unsigned long long)p.recipe.seed);
-    p.m["seed"] = static_cast<std::int64_t>(p.recipe.seed);
-    p.ids = sentence_ids(opt, p.ckpt.info.vocab, c.context);
-    p.ids.insert(p.ids.begin(), data::Vocab::kBos);  // rows start with <bos> in training
-    p.T = len(p.ids);
-    p.prompt.assign(p.ids.begin(), p.ids.begin() + std::min<std::int64_t>(3, p.T));
-    p.prompt_text = text_of(std::vector<std::int64_t>(p.prompt.begin() + 1, p.prompt.end()));
     section1_causal_mask(p);
     section2_bidirectional_vs_causal(p);
     section3_verify_causality(p);
