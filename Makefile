@@ -168,8 +168,10 @@ $(call programs_in,bench): $(B)/%: $(B)/obj/bench/%.o $(LIB)
 $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB)
+# The command-line tests (tests/tools/) run the programs of the same configuration.
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 
 # Objects depend on the flags that made them: $(B)/flags holds the compile command,
 # rewritten (so newer than every object) only when it changes, e.g. a new OPT or CXXFLAGS.

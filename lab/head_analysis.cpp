@@ -25,13 +25,13 @@ HeadProfile profile_heads(const Tensor& weights) {
     return p;
 }
 
-std::vector<SweepPoint> heads_sweep(const nn::TrainConfig& base, const std::vector<std::int64_t>& heads) {
+std::vector<SweepPoint> heads_sweep(const TrainConfig& base, const std::vector<std::int64_t>& heads) {
     std::vector<SweepPoint> out;
     for (std::int64_t h : heads) {
-        nn::TrainConfig c = base;
+        TrainConfig c = base;
         c.n_heads = h;
         c.out.clear();  // nothing to resume: the sweep keeps only the numbers
-        nn::TrainResult r = nn::train(c);
+        TrainResult r = train(c);
         out.push_back({h, c.d_model / h, r.model->parameter_count(), r.final_eval, r.seconds});
     }
     return out;

@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
     manual_seed(p.seed);
     std::printf("Phase 1: single-head scaled dot-product attention (seed %llu)\n", static_cast<unsigned long long>(p.seed));
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
-    p.ckpt = load_model(opt, "single_head_model");  // trains the standard one first if it is missing
+    p.ckpt = load_model(opt, lab::Task::single_head);  // trains the standard one first if it is missing
     NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
     section0_model_and_sentence(p);
     section1_one_query(p);

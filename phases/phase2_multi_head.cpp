@@ -201,8 +201,8 @@ std::vector<lab::Column> evaluation_columns() {
 
 void section6a_single_vs_multi(Phase2& p) {
     section("6. Single head vs multi-head, and a sweep over the number of heads");
-    nn::LoadedCheckpoint single = load_model(p.opt, "single_head_model", "compare-checkpoint");
-    const std::int64_t val_batch = nn::standard_config("multi_head_model").batch;
+    nn::LoadedCheckpoint single = load_model(p.opt, lab::Task::single_head, "compare-checkpoint");
+    const std::int64_t val_batch = lab::standard_config(lab::Task::multi_head).batch;
     std::vector<lab::Column> cols{{"model", "model", 18, -1}, {"n_heads", "H", 3, -1}};
     const std::string single_name = p.opt.given("compare-checkpoint") ? p.opt.text("compare-checkpoint") : "single_head_model";
     for (const lab::Column& c : evaluation_columns()) cols.push_back(c);
@@ -210,7 +210,7 @@ void section6a_single_vs_multi(Phase2& p) {
     t.print_header();
     const std::string name = p.opt.given("checkpoint") ? p.opt.text("checkpoint") : "multi_head_model";
     for (auto [label, c] : {std::pair{single_name, &single}, std::pair{name, &p.ckpt}}) {
-        const nn::Evaluation e = nn::evaluate(*c->model, c->info.kind, val_batch);
+        const lab::Evaluation e = lab::evaluate(*c->model, lab::task_from_kind(c->info.kind), val_batch);
         t.row({label, c->model->config().n_heads, e.loss, e.accuracy, e.floor, c->model->parameter_count()});
     }
     p.m["single_vs_multi"] = t.json_by("model");
@@ -218,10 +218,10 @@ void section6a_single_vs_multi(Phase2& p) {
 
 // The sweep: the masked-token task of the standard models, at a budget that fits a phase run.
 void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_counts, std::int64_t d_model, std::int64_t steps) {
-    nn::TrainConfig sweep = nn::standard_config("multi_head_model");
+    lab::TrainConfig sweep = lab::standard_config(lab::Task::multi_head);
     sweep.d_model = d_model, sweep.n_layers = 1, sweep.context = 16, sweep.batch = 32, sweep.steps = steps;
     sweep.warmup = std::min<std::int64_t>(40, steps / 10);
-    sweep.eval_every = sweep.steps, sweep.seed = p.seed, sweep.progress = nn::TrainConfig::Progress::quiet;
+    sweep.eval_every = sweep.steps, sweep.seed = p.seed, sweep.progress = lab::TrainConfig::Progress::quiet;
     std::printf("heads sweep: d_model %lld, %lld layer, context %lld, batch %lld, %lld steps (warm-up %lld), lr %g, seed %llu; "
                 "validation: %lld batches of %lld\n", static_cast<long long>(sweep.d_model), static_cast<long long>(sweep.n_layers),
                 static_cast<long long>(sweep.context), static_cast<long long>(sweep.batch), static_cast<long long>(sweep.steps),
@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
     manual_seed(p.seed);
     std::printf("Phase 2: multi-head attention (seed %llu)\n", static_cast<unsigned long long>(p.seed));
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
-    p.ckpt = load_model(opt, "multi_head_model");
+    p.ckpt = load_model(opt, lab::Task::multi_head);
     section0_model_and_sentence(p);
     section1_split_attend_concat(p, d_model);
     section2_heatmap_per_head(p);

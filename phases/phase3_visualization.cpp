@@ -114,13 +114,13 @@ struct Phase3 : phase::Frame {
 void section1_models(Phase3& p) {
     phase::section("1. The trained models");
     p.models.push_back({"causal", p.opt.given("checkpoint") ? p.opt.text("checkpoint") : "causal_model",
-                        phase::load_model(p.opt, "causal_model"), {}});
+                        phase::load_model(p.opt, lab::Task::causal), {}});
     p.models.push_back({"bidirectional", p.opt.given("compare-checkpoint") ? p.opt.text("compare-checkpoint") : "multi_head_model",
-                        phase::load_model(p.opt, "multi_head_model", "compare-checkpoint"), {}});
+                        phase::load_model(p.opt, lab::Task::multi_head, "compare-checkpoint"), {}});
     // The sentences: --sentence, then the toy sentences (data/toy_sequences.txt), if the model reads the toy grammar.
     const std::vector<std::string>& vocab = p.models[0].checkpoint.info.vocab;
     p.sentences.push_back(phase::sentence_ids(p.opt, vocab, p.models[0].model().config().context));
-    if (vocab == nn::grammar_vocab())
+    if (vocab == lab::grammar_vocab())
         for (const auto& s : data::load_toy_sequences(data::toy_grammar().vocab()))
             if (s != p.sentences[0]) p.sentences.push_back(s);
     for (const auto& s : p.sentences) {

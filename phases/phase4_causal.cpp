@@ -45,13 +45,13 @@ constexpr std::int64_t kEos = data::Vocab::kEos;
 struct Phase4 : Frame {
     explicit Phase4(const lab::Options& o) : Frame(o, "phase4") {}
     nn::LoadedCheckpoint ckpt;
-    nn::TrainConfig recipe;               // causal_model's, with the loaded model's architecture and --seed
+    lab::TrainConfig recipe;               // causal_model's, with the loaded model's architecture and --seed
     std::int64_t steps = 0;               // of every compared run
     std::vector<std::int64_t> ids, prompt;  // <bos> sentence; <bos> its first two words
     std::string prompt_text;                // the first two words ("the cat")
     std::int64_t T = 0;
     std::unique_ptr<nn::Transformer> encoder;  // the model's weights without the mask
-    nn::TrainResult masked, unmasked;     // step 4's runs (masked is also step 7's and 8's reference)
+    lab::TrainResult masked, unmasked;     // step 4's runs (masked is also step 7's and 8's reference)
     std::vector<double> entropy_steps;
     std::vector<std::vector<double>> entropy;  // [record][head]
     std::int64_t probe_T = 0;                  // tokens per row of the sequences the entropy is measured on
@@ -60,10 +60,10 @@ struct Phase4 : Frame {
 
 // The model (any causal model of the toy grammar), the recipe of every run compared with it, the sentence.
 void section0_model_and_sentence(Phase4& p) {
-    p.ckpt = load_model(p.opt, "causal_model");
-    if (!p.gpt().config().causal || p.ckpt.info.vocab != nn::grammar_vocab())
+    p.ckpt = load_model(p.opt, lab::Task::causal);
+    if (!p.gpt().config().causal || p.ckpt.info.vocab != lab::grammar_vocab())
         p.opt.fail("checkpoint", "phase 4 needs a causal model of the toy grammar (it trains and evaluates on it)");
-    p.recipe = nn::standard_config("causal_model");
+    p.recipe = lab::standard_config(lab::Task::causal);
     const nn::TransformerConfig& c = p.gpt().config();
     p.recipe.d_model = c.d_model, p.recipe.n_heads = c.n_heads, p.recipe.n_layers = c.n_layers, p.recipe.context = c.context;
     p.recipe.seed = p.seed;
@@ -135,7 +135,7 @@ void section3_verify_causality(Phase4& p) {
 
 // Step 4's two runs; the one with the mask records its heads' entropy for step 8.
 void train_with_and_without(Phase4& p) {
-    const nn::TrainConfig& r = p.recipe;
+    const lab::TrainConfig& r = p.recipe;
     std::printf("each run: the model's recipe (d_model %lld, %lld heads, %lld layers, T %lld, B %lld), its first %lld steps\n",
                 (long long)r.d_model, (long long)r.n_heads, (long long)r.n_layers, (long long)r.context, (long long)r.batch,
                 (long long)p.steps);
@@ -146,7 +146,7 @@ void train_with_and_without(Phase4& p) {
     };
     p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery, record);
     p.unmasked = phase4::train_variant(r, {"no mask", false}, p.steps, p.steps);
-    const std::string checkpoint = p.opt.text("checkpoint"), csv_path = nn::loss_csv_path(checkpoint);
+    const std::string checkpoint = p.opt.text("checkpoint"), csv_path = lab::loss_csv_path(checkpoint);
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
     const std::int64_t same = have_csv ? phase4::matching_steps(read_file(csv_path), p.masked.curve) : -1;
     const std::string verdict = have_csv ? std::to_string(same) + " of " + std::to_string(p.steps) + " steps identical"
@@ -167,7 +167,7 @@ void section4_break_causality(Phase4& p) {
         const bool trained_causal = run->model->config().causal;
         for (bool eval_causal : {true, false}) {
             auto model = phase4::with_mask(*run->model, eval_causal);
-            const double loss = nn::evaluate(*model, "causal").loss;
+            const double loss = lab::evaluate(*model, lab::Task::causal).loss;
             const std::string gen = text_of(phase4::greedy_recompute(*model, p.prompt, 10, kEos));
             const std::string trained = trained_causal ? "with mask" : "without mask", evaluated = eval_causal ? "with mask" : "without mask";
             t.row({trained, evaluated, loss, loss - floor, gen});
@@ -286,12 +286,12 @@ void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& varian
     for (const phase4::Variant& v : variants) names += (names.empty() ? "" : ", ") + v.name;
     section("7. Custom masks (" + names + "), each trained as in step 4");
     const double floor = p.masked.final_eval.floor;
-    std::vector<nn::TrainResult> runs;
+    std::vector<lab::TrainResult> runs;
     for (const phase4::Variant& v : variants) runs.push_back(phase4::train_variant(p.recipe, v, p.steps, p.steps));
     std::vector<plots::Matrix> panels;
     std::vector<std::string> titles;
     Json losses = Json::object();
-    std::vector<std::pair<std::string, nn::TrainResult*>> all{{"full causal", &p.masked}};
+    std::vector<std::pair<std::string, lab::TrainResult*>> all{{"full causal", &p.masked}};
     for (std::size_t i = 0; i < variants.size(); ++i) all.emplace_back(variants[i].name, &runs[i]);
     for (auto [name, run] : all) {
         const double loss = run->final_eval.loss;
@@ -336,7 +336,7 @@ void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>
 // --prune each: one head off at a time (experiment 1). --prune L.H,L.H,...: those heads off
 // one after another, each staying off, so the last bar is the model without all of them.
 void section8b_head_pruning(Phase4& p, const std::vector<std::string>& heads, const std::vector<std::size_t>& order) {
-    const double base = nn::evaluate(p.gpt(), "causal").loss;
+    const double base = lab::evaluate(p.gpt(), lab::Task::causal).loss;
     std::vector<double> increase;
     std::vector<std::string> labels;
     if (order.empty()) {
@@ -384,7 +384,7 @@ std::vector<std::size_t> prune_order(const lab::Options& opt, const std::vector<
 int main(int argc, char** argv) {
     const auto t_start = std::chrono::steady_clock::now();
     lab::Options opt("phase4", "Phase 4 of seed 000: causal masking and autoregressive attention.");
-    add_common_flags(opt, {.phase = "phase4", .model = "causal_model", .seed = nn::standard_config("causal_model").seed});
+    add_common_flags(opt, {.phase = "phase4", .model = "causal_model", .seed = lab::standard_config(lab::Task::causal).seed});
     opt.add("mask", "LIST", "local:2,strided:2", "masks step 7 trains beside the causal one: none, local:W, strided:S");
     opt.add("prune", "ORDER", "each", "heads step 8 switches off: each (one at a time) or layer.head,... (one after another)");
     opt.add("steps", "N", "200", "training steps of every run steps 4 and 7 compare");

@@ -28,7 +28,7 @@
 #include "data/tokenizer.hpp"
 #include "lab/attention_stats.hpp"
 #include "nn/generate.hpp"
-#include "nn/train.hpp"
+#include "lab/train.hpp"
 #include "tensor/json.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
@@ -227,7 +227,7 @@ inline std::vector<double> pruning_losses(nn::Transformer& model) {
             std::vector<bool> on(static_cast<std::size_t>(H), true);
             on[static_cast<std::size_t>(h)] = false;
             block->attn.set_head_mask(on);
-            out.push_back(nn::evaluate(model, "causal").loss);
+            out.push_back(lab::evaluate(model, lab::Task::causal).loss);
         }
         block->attn.set_head_mask(std::vector<bool>(static_cast<std::size_t>(H), true));
     }
@@ -244,13 +244,13 @@ inline std::vector<double> cumulative_pruning_losses(nn::Transformer& model, con
     for (std::size_t index : order) {
         on[index / H][index % H] = false;
         model.blocks[index / H]->attn.set_head_mask(on[index / H]);
-        out.push_back(nn::evaluate(model, "causal").loss);
+        out.push_back(lab::evaluate(model, lab::Task::causal).loss);
     }
     for (auto& block : model.blocks) block->attn.set_head_mask(std::vector<bool>(H, true));
     return out;
 }
 
-// One of the compared TinyGPTs: the causal_model recipe (nn::standard_config) with
+// One of the compared TinyGPTs: the causal_model recipe (lab::standard_config) with
 // its mask changed, stopped after `steps` of its schedule. The causal variant is then
 // exactly the first `steps` steps of causal_model's own training run (same seed,
 // same batches), which the program checks against the checkpoint's loss curve.
@@ -277,20 +277,20 @@ inline std::optional<Variant> parse_variant(const std::string& spec) {
 }
 
 // `base` (causal_model's recipe, or the loaded model's architecture) with the variant's mask.
-inline nn::TrainResult train_variant(const nn::TrainConfig& base, const Variant& v, std::int64_t steps, std::int64_t eval_every,
+inline lab::TrainResult train_variant(const lab::TrainConfig& base, const Variant& v, std::int64_t steps, std::int64_t eval_every,
                                      std::function<void(std::int64_t, nn::Transformer&)> on_eval = {}) {
-    nn::TrainConfig c = base;  // its seed too, so the causal run with the standard recipe is causal_model's
+    lab::TrainConfig c = base;  // its seed too, so the causal run with the standard recipe is causal_model's
     c.stop_after = steps, c.eval_every = eval_every, c.on_eval = std::move(on_eval);
     c.causal_mask = v.causal, c.window = v.window, c.stride = v.stride;
-    c.progress = nn::TrainConfig::Progress::quiet;
-    return nn::train(c);
+    c.progress = lab::TrainConfig::Progress::quiet;
+    return lab::train(c);
 }
 
 // How many leading steps of `curve` appear, with the same training loss to the CSV's
-// six decimals, in a loss CSV written by nn::train ("step,loss,val_loss" rows).
-inline std::int64_t matching_steps(const std::string& csv, const std::vector<nn::TrainPoint>& curve) {
+// six decimals, in a loss CSV written by lab::train ("step,loss,val_loss" rows).
+inline std::int64_t matching_steps(const std::string& csv, const std::vector<lab::TrainPoint>& curve) {
     std::int64_t n = 0;
-    for (const nn::TrainPoint& p : curve) {
+    for (const lab::TrainPoint& p : curve) {
         char prefix[64];
         std::snprintf(prefix, sizeof prefix, "\n%lld,%.6f,", static_cast<long long>(p.step), p.loss);
         if (csv.find(prefix) == std::string::npos) break;
@@ -341,7 +341,7 @@ inline std::vector<std::pair<std::int64_t, double>> top_probabilities(const Tens
 }
 
 // Mean training loss over the last n steps of a run (one batch is noisy).
-inline double final_train_loss(const nn::TrainResult& r, std::size_t n = 20) {
+inline double final_train_loss(const lab::TrainResult& r, std::size_t n = 20) {
     n = std::min(n, r.curve.size());
     double s = 0;
     for (std::size_t k = r.curve.size() - n; k < r.curve.size(); ++k) s += r.curve[k].loss;

@@ -19,7 +19,7 @@
 #include "data/tokenizer.hpp"
 #include "lab/options.hpp"
 #include "nn/checkpoint.hpp"
-#include "nn/train.hpp"
+#include "lab/train.hpp"
 #include "plots/chart_input.hpp"
 #include "plots/save.hpp"
 #include "tensor/fileio.hpp"
@@ -84,9 +84,8 @@ inline void add_common_flags(lab::Options& o, const CommonDefaults& d) {
 
 // --checkpoint (or another flag naming a checkpoint): the standard model (trained first if it
 // is missing, as `make train` would), or the learner's own file, read and checked by nn::load_checkpoint.
-inline nn::LoadedCheckpoint load_model(const lab::Options& o, const std::string& standard_name,
-                                       const std::string& flag = "checkpoint") {
-    if (!o.given(flag)) return nn::load_or_train(standard_name);
+inline nn::LoadedCheckpoint load_model(const lab::Options& o, lab::Task standard, const std::string& flag = "checkpoint") {
+    if (!o.given(flag)) return lab::load_or_train(standard);
     try {
         return nn::load_checkpoint(o.text(flag));
     } catch (const std::exception& e) {

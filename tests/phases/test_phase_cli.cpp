@@ -8,28 +8,34 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "nn/train.hpp"
+#include "lab/train.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/json.hpp"
-#include "tests/support/spawn.hpp"
+#include "tests/support/run_program.hpp"
 
 using namespace attnlab;
-using attnlab::testing::spawn;
 namespace fs = std::filesystem;
 
 namespace {
+
+// The phase program of this build configuration, run with `args`; 5 minutes at most.
+testing::ProgramRun spawn(const std::string& program, std::vector<std::string> args) {
+    args.insert(args.begin(), testing::program_path(program));
+    return testing::run_program(args, 300);
+}
 
 // A temporary folder with three tiny checkpoints, made once and removed at exit.
 struct Fixture {
     fs::path dir = fs::temp_directory_path() / ("attnlab_phase_cli_" + std::to_string(::getpid()));
     Fixture() {
         fs::create_directories(dir);
-        for (const std::string name : {"causal_model", "single_head_model", "multi_head_model"}) {
-            nn::TrainConfig c = nn::standard_config(name);
+        for (const lab::Task task : {lab::Task::causal, lab::Task::single_head, lab::Task::multi_head}) {
+            const std::string name = lab::info(task).model_name;
+            lab::TrainConfig c = lab::standard_config(task);
             c.steps = 5, c.d_model = 16, c.n_heads = name == "single_head_model" ? 1 : 2, c.n_layers = 1, c.context = 16;
-            c.batch = 4, c.warmup = 1, c.eval_every = 5, c.val_batches = 1, c.progress = nn::TrainConfig::Progress::quiet;
+            c.batch = 4, c.warmup = 1, c.eval_every = 5, c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet;
             c.out = (dir / (name + ".safetensors")).string();
-            nn::train(c);
+            lab::train(c);
         }
     }
     ~Fixture() { fs::remove_all(dir); }
@@ -46,14 +52,14 @@ void check_rejected(const std::string& program, std::vector<std::string> args, c
                     const std::string& value, const std::string& reason = "") {
     const auto r = spawn(program, args);
     INFO(program << " output:\n" << r.output);
-    CHECK(r.status == 2);
+    CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains(flag) && Catch::Contains(value) && Catch::Contains(reason));
 }
 
 Json run_ok(const std::string& program, const std::vector<std::string>& args, const std::string& out, int phase) {
     const auto r = spawn(program, args);
     INFO(program << " output:\n" << r.output);
-    REQUIRE(r.status == 0);
+    REQUIRE(r.exit_code == 0);
     return load_json(out + "/phase" + std::to_string(phase) + "/metrics.json");
 }
 
@@ -69,7 +75,7 @@ TEST_CASE("every phase answers --help with its flags, and refuses an unknown fla
     for (const std::string p : {"phase1_single_head", "phase2_multi_head", "phase3_visualization", "phase4_causal", "phase5_seq2seq"}) {
         const auto help = spawn(p, {"--help"});
         INFO(p << ":\n" << help.output);
-        CHECK(help.status == 0);
+        CHECK(help.exit_code == 0);
         CHECK_THAT(help.output, Catch::Contains("--seed N") && Catch::Contains("--out DIR") && Catch::Contains("(default: "));
         check_rejected(p, {"--no-such-flag", "1"}, "--no-such-flag", "unknown flag");
         check_rejected(p, {"--seed", "-1"}, "--seed", "'-1'", "between");
