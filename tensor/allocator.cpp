@@ -34,6 +34,7 @@ Cache& cache() {
 }  // namespace
 
 void* allocate_storage(std::size_t bytes) {
+    if constexpr (kExactAllocation) return ::operator new(bytes ? bytes : 1, std::align_val_t(kAlignment));
     const std::size_t size = rounded(bytes ? bytes : 1);
     if (size >= kCacheFromBytes) {
         Cache& c = cache();
@@ -50,6 +51,7 @@ void* allocate_storage(std::size_t bytes) {
 }
 
 void release_storage(void* p, std::size_t bytes) {
+    if constexpr (kExactAllocation) return ::operator delete(p, std::align_val_t(kAlignment));
     const std::size_t size = rounded(bytes ? bytes : 1);
     if (size >= kCacheFromBytes) {
         Cache& c = cache();
