@@ -53,7 +53,7 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* op, const S
     std::int64_t product;
     if (__builtin_mul_overflow(a, b, &product))
         throw ShapeError(std::string(op) + ": shape " + shape.str() + " is too large: " + std::to_string(a) + " * " +
-                         std::to_string(b) + " overflows a 64-bit element count");
+                         std::to_string(b) + " overflows 64 bits");
     return product;
 }
 

@@ -177,7 +177,7 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
 
 Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t length) {
     std::int64_t d = normalize_dim(dim, x.dim(), "narrow");
-    if (start < 0 || length < 0 || start + length > x.shape()[d])
+    if (start < 0 || length < 0 || start > x.shape()[d] || length > x.shape()[d] - start)  // no start + length: it may overflow
         throw ValueError("narrow: start " + std::to_string(start) + " + length " + std::to_string(length) +
                          " exceeds dim " + std::to_string(dim) + " of shape " + x.shape().str());
     return slice(x, d, start, start + length);

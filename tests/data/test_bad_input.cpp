@@ -13,18 +13,10 @@
 
 using namespace attnlab;
 using namespace attnlab::data;
+using attnlab::testing::fresh_dir;
 using attnlab::testing::thrown;
 using Catch::Contains;
 namespace fs = std::filesystem;
-
-namespace {
-std::string fresh_dir(const std::string& name) {
-    const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/data_bad_input/" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-}  // namespace
 
 TEST_CASE("CharTokenizer: a character outside the vocabulary names itself and its position", "[data][tokenizer][bad-input]") {
     const CharTokenizer tok = CharTokenizer::from_text("the cat");

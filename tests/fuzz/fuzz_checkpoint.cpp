@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "autograd/node.hpp"
 #include "nn/checkpoint.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/ops.hpp"

@@ -7,6 +7,8 @@
 //   by single spaces.
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "data/tokenizer.hpp"

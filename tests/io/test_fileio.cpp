@@ -13,19 +13,12 @@
 #include "tests/support/bad_input.hpp"
 
 using namespace attnlab;
+using attnlab::testing::fresh_dir;
 using attnlab::testing::thrown;
 using Catch::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh, empty directory per test case.
-std::string fresh_dir(const std::string& name) {
-    const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/fileio/" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 // Everything in dir except `keep`: a leftover temporary shows up here.
 std::vector<std::string> others_in(const std::string& dir, const std::string& keep) {

@@ -7,10 +7,19 @@
 // a description of that instead, which no fragment a case looks for will match.
 #pragma once
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <typeinfo>
 
 namespace attnlab::testing {
+
+// A fresh, empty directory build/test_tmp/bad_input/<name> for a case's files.
+inline std::string fresh_dir(const std::string& name) {
+    const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/bad_input/" + name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
 
 template <class E, class F>
 std::string thrown(F&& f) {

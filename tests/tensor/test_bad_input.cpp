@@ -131,3 +131,9 @@ TEST_CASE("ATTNLAB_NUM_THREADS too large (or past long) is out of range", "[tens
     CHECK(parse_num_threads("1") == 1);
     CHECK(parse_num_threads("1024") == 1024);
 }
+
+TEST_CASE("narrow with start near INT64_MAX is a ValueError, not an overflow", "[tensor][bad-input]") {
+    const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    CHECK_THAT(thrown<ValueError>([&] { narrow(arange(4), 0, max, 1); }),
+               Contains("narrow: start 9223372036854775807 + length 1 exceeds dim 0 of shape [4]"));
+}

@@ -56,6 +56,7 @@ TEST_CASE("malformed .npy files are rejected with the reason", "[tensor][npy][er
 
 namespace {
 
+using attnlab::testing::fresh_dir;
 using attnlab::testing::thrown;
 using Catch::Contains;
 
@@ -65,12 +66,6 @@ std::string npy_with(const std::string& header, const std::string& data = "") {
     out += static_cast<char>(header.size() & 0xff);
     out += static_cast<char>(header.size() >> 8);
     return out + header + data;
-}
-
-std::string scratch_path(const std::string& name) {
-    const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/npy_bad_input";
-    std::filesystem::create_directories(dir);
-    return dir + "/" + name;
 }
 
 }  // namespace
@@ -85,7 +80,7 @@ TEST_CASE("the 79-byte .npy of shape (2^31, 2^31): its byte count would wrap to 
 TEST_CASE("the 80-byte .npy of shape (8192, 2, 2^48) on disk names its path", "[tensor][npy][bad-input]") {
     const std::string bytes = npy_with("{'descr':'<f4','fortran_order':False,'shape':(8192,2,281474976710656)}");
     REQUIRE(bytes.size() == 80);
-    const std::string path = scratch_path("attention_weights.npy");
+    const std::string path = fresh_dir("npy_planted") + "/attention_weights.npy";
     write_file_atomic(path, bytes);
     CHECK_THAT(thrown<IOError>([&] { load_npy(path); }), Contains(path) && Contains("[8192, 2, 281474976710656]"));
 }
@@ -137,7 +132,7 @@ TEST_CASE(".npy of a dtype attnlab does not hold", "[tensor][npy][bad-input]") {
 }
 
 TEST_CASE("a directory given as a .npy file", "[tensor][npy][bad-input]") {
-    const std::string dir = scratch_path("a_directory.npy");
+    const std::string dir = fresh_dir("npy_dir") + "/a_directory.npy";
     std::filesystem::create_directories(dir);
     CHECK_THAT(thrown<IOError>([&] { load_npy(dir); }), Contains(dir) && Contains("is a directory, not a regular file"));
 }
@@ -148,7 +143,7 @@ TEST_CASE("gallery on a planted 80-byte attention_weights.npy: a named error, no
         WARN("build/gallery is not built (make build): the spawned case is skipped");
         return;
     }
-    const std::string out = scratch_path("gallery_out");
+    const std::string out = fresh_dir("gallery_out");
     write_file_atomic(out + "/data/attention_weights.npy",
                       npy_with("{'descr':'<f4','fortran_order':False,'shape':(8192,2,281474976710656)}"));
     const std::string log = out + "/stderr.txt";
