@@ -59,7 +59,7 @@ CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
 CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
-LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp data/*.cpp)
+LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp data/*.cpp lab/*.cpp)
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
 TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnesses: make fuzz
 
@@ -190,8 +190,10 @@ $(call programs_in,bench): $(B)/%: $(B)/obj/bench/%.o $(LIB)
 $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB)
+# The command-line tests (tests/tools/) run the programs of the same configuration.
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 
 # Objects depend on the flags that made them: $(B)/flags holds the compile command,
 # rewritten (so newer than every object) only when it changes, e.g. a new OPT or CXXFLAGS.

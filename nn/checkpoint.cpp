@@ -1,10 +1,12 @@
 // checkpoint.cpp — see checkpoint.hpp.
 #include "nn/checkpoint.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "autograd/node.hpp"
-#include "nn/safetensors.hpp"
+#include "nn/transformer_spec.hpp"
 #include "tensor/json.hpp"
 #include "tensor/ops.hpp"
 
@@ -40,19 +42,20 @@ void save_checkpoint(const std::string& path, const Transformer& model, const Ch
         }
         if (training->optimizer)
             for (const auto& s : training->optimizer->state()) tensors.push_back({"optim." + s.name, s.tensor.detach()});
+        for (const auto& t : training->tensors) tensors.push_back({"train." + t.name, t.tensor.detach()});
     }
     save_safetensors(path, tensors, meta);
 }
 
-static const std::string& need(const std::map<std::string, std::string>& meta, const std::string& key,
-                               const std::string& path) {
+namespace {
+
+const std::string& need(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& path) {
     auto it = meta.find(key);
     if (it == meta.end()) throw IOError("load_checkpoint: '" + path + "' has no '" + key + "' in its metadata");
     return it->second;
 }
 
-static std::int64_t need_int(const std::map<std::string, std::string>& meta, const std::string& key,
-                             const std::string& path) {
+std::int64_t need_int(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& path) {
     const std::string& s = need(meta, key, path);
     std::size_t used = 0;
     std::int64_t v = 0;
@@ -66,15 +69,64 @@ static std::int64_t need_int(const std::map<std::string, std::string>& meta, con
     return v;
 }
 
+// Step 3 of the checks: every tensor in the file is one the configuration implies, with its shape.
+void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, const std::string& path) {
+    std::map<std::string, Shape> expected;
+    for (const ParameterSpec& s : parameter_specs(c)) expected.emplace(s.name, s.shape);
+    auto check = [&](const std::string& name, const Tensor& t, const Shape& shape) {
+        if (t.dtype() != kFloat32 || t.shape() != shape)
+            throw IOError("load_checkpoint: '" + path + "': tensor '" + name + "' is " + dtype_name(t.dtype()) + " " +
+                          t.shape().str() + ", the configuration (d_model " + std::to_string(c.d_model) + ", " +
+                          std::to_string(c.n_layers) + " layers, context " + std::to_string(c.context) + ", vocab " +
+                          std::to_string(c.vocab_size) + ") needs float32 " + shape.str());
+        if (const std::string bad = first_non_finite(t); !bad.empty())
+            throw IOError("load_checkpoint: '" + path + "': tensor '" + name + "' holds " + bad);
+    };
+    std::set<std::string> seen;
+    for (const NamedTensor& t : file.tensors) {
+        if (t.name.starts_with("train.")) continue;  // the trainer's; it checks them (lab/run_config.cpp)
+        if (t.name.starts_with("optim.")) {  // optim.<buffer>.<parameter>
+            const std::size_t dot = t.name.find('.', 6);
+            auto it = dot == std::string::npos ? expected.end() : expected.find(t.name.substr(dot + 1));
+            if (it == expected.end())
+                throw IOError("load_checkpoint: '" + path + "': optimizer state '" + t.name + "' belongs to no parameter");
+            check(t.name, t.tensor, it->second);
+            continue;
+        }
+        auto it = expected.find(t.name);
+        if (it == expected.end())
+            throw IOError("load_checkpoint: '" + path + "': tensor '" + t.name + "' is not a parameter of a model with " +
+                          std::to_string(c.n_layers) + " layers");
+        check(t.name, t.tensor, it->second);
+        seen.insert(t.name);
+    }
+    for (const auto& [name, shape] : expected)
+        if (!seen.contains(name)) file.at(name);  // IOError naming the missing tensor and what is there
+}
+
+}  // namespace
+
+std::string first_non_finite(const Tensor& t) {
+    const Tensor c = t.contiguous();
+    const float* p = c.data_ptr<float>();
+    for (std::int64_t i = 0; i < c.numel(); ++i)
+        if (!std::isfinite(p[i])) return std::string(std::isnan(p[i]) ? "nan" : p[i] > 0 ? "inf" : "-inf") + " at element " + std::to_string(i);
+    return "";
+}
+
 LoadedCheckpoint load_checkpoint(const std::string& path) {
+    // 1. The container.
     SafetensorsFile file = load_safetensors(path);
     const auto& meta = file.metadata;
     if (need(meta, "format", path) != kCheckpointFormat)
         throw IOError("load_checkpoint: '" + path + "' is not an attnlab checkpoint (format '" + meta.at("format") + "')");
-    if (need_int(meta, "format_version", path) != kCheckpointVersion)
+    const std::int64_t version = need_int(meta, "format_version", path);
+    if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
         throw IOError("load_checkpoint: '" + path + "' has format_version " + meta.at("format_version") +
-                      "; this build reads version " + std::to_string(kCheckpointVersion));
+                      "; this build reads versions " + std::to_string(kOldestCheckpointVersion) + " to " +
+                      std::to_string(kCheckpointVersion));
 
+    // 2. The configuration, against the limits the trainer uses.
     TransformerConfig c;
     c.vocab_size = need_int(meta, "vocab_size", path);
     c.d_model = need_int(meta, "d_model", path);
@@ -84,9 +136,11 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     c.causal = need(meta, "causal", path) == "true";
     c.window = need_int(meta, "window", path);
     c.stride = need_int(meta, "stride", path);
-    if (c.n_layers > 64 || c.d_model > 4096 || c.vocab_size > 1000000 || c.context > 65536)
-        throw IOError("load_checkpoint: '" + path + "': implausible hyper-parameters (n_layers " +
-                      std::to_string(c.n_layers) + ", d_model " + std::to_string(c.d_model) + ")");
+    try {
+        check_limits(c, "load_checkpoint: '" + path + "'");
+    } catch (const ValueError& e) {
+        throw IOError(e.what());
+    }
 
     LoadedCheckpoint out;
     out.metadata = meta;
@@ -98,26 +152,15 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
         if (!w.is_string()) throw IOError("load_checkpoint: '" + path + "': vocab holds a non-string");
         out.info.vocab.push_back(w.as_string());
     }
-    try {
-        out.model = std::make_unique<Transformer>(c);
-    } catch (const Error& e) {
-        throw IOError("load_checkpoint: '" + path + "': " + e.what());
-    }
 
-    NoGradGuard no_grad;
-    for (auto& p : out.model->named_parameters()) {
-        const Tensor& t = file.at(p.name);  // IOError naming the missing tensor
-        if (t.shape() != p.tensor.shape() || t.dtype() != p.tensor.dtype())
-            throw IOError("load_checkpoint: '" + path + "': tensor '" + p.name + "' is " + dtype_name(t.dtype()) + " " +
-                          t.shape().str() + ", the model needs " + dtype_name(p.tensor.dtype()) + " " + p.tensor.shape().str());
-        copy_(p.tensor, t);
-    }
-    for (const auto& t : file.tensors)
-        if (t.name.starts_with("optim.")) out.optimizer_state.push_back({t.name.substr(6), t.tensor});
-
+    // 3 and 4. The tensors and their values; the step.
+    check_tensors(file, c, path);
     if (meta.contains("step")) {
         out.has_training_state = true;
         out.step = need_int(meta, "step", path);
+        if (out.step < 0 || out.step > kMaxTrainingSteps)
+            throw IOError("load_checkpoint: '" + path + "': step " + std::to_string(out.step) + " is outside [0, " +
+                          std::to_string(kMaxTrainingSteps) + "]");
         for (int i = 0; i < 4; ++i) {
             const std::string& h = need(meta, "data_rng_" + std::to_string(i), path);
             if (h.size() != 16 || h.find_first_not_of("0123456789abcdef") != std::string::npos)
@@ -125,8 +168,21 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
             out.data_rng[static_cast<std::size_t>(i)] = std::stoull(h, nullptr, 16);
         }
     }
+
+    // Only now: the model, whose size the checks above bounded by the file's.
+    out.model = std::make_unique<Transformer>(c);
+    NoGradGuard no_grad;
+    for (auto& p : out.model->named_parameters()) copy_(p.tensor, file.at(p.name));
+    for (const auto& t : file.tensors) {
+        if (t.name.starts_with("optim.")) out.optimizer_state.push_back({t.name.substr(6), t.tensor});
+        if (t.name.starts_with("train.")) out.training_tensors.emplace(t.name.substr(6), t.tensor);
+    }
+    // extra: what the writer added, without the keys save_checkpoint writes itself (so that
+    // saving a loaded checkpoint again, with or without training state, is consistent).
+    static const std::set<std::string> own{"format", "format_version", "kind", "vocab_size", "d_model", "n_heads",
+                                           "n_layers", "context", "causal", "window", "stride", "vocab", "step"};
     for (const auto& [k, v] : meta)
-        if (!k.starts_with("data_rng_")) out.info.extra[k] = v;
+        if (!own.contains(k) && !k.starts_with("data_rng_")) out.info.extra[k] = v;
     return out;
 }
 

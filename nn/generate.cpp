@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "autograd/node.hpp"
@@ -11,7 +12,19 @@
 
 namespace attnlab::nn {
 
+void check_options(const GenerateOptions& o, const std::string& who) {
+    // NaN fails every comparison: `!(t >= 0)` catches it with the negatives.
+    if (!(o.temperature >= 0) || std::isinf(o.temperature)) {
+        char got[32];
+        std::snprintf(got, sizeof got, "%g", o.temperature);
+        throw ValueError(who + ": temperature must be a finite number >= 0 (0 = greedy), got " + got);
+    }
+    if (o.top_k < 0) throw ValueError(who + ": top_k must be >= 0 (0 = all tokens), got " + std::to_string(o.top_k));
+    if (o.max_new_tokens < 0) throw ValueError(who + ": max_new_tokens must be >= 0, got " + std::to_string(o.max_new_tokens));
+}
+
 std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Generator& gen) {
+    check_options(o, "choose_token");
     const std::vector<double> z = logits.to_vector<double>();
     const std::size_t V = z.size();
     std::vector<std::size_t> order(V);
@@ -30,6 +43,7 @@ std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Genera
 }
 
 Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& o) {
+    check_options(o, "generate");
     if (prompt.empty()) throw ValueError("generate: the prompt is empty");
     if (!model.config().causal) throw ValueError("generate: the model is bidirectional; generation needs a causal model");
     const std::int64_t context = model.config().context;

@@ -8,6 +8,7 @@
 // Generation stops at stop_token, after max_new_tokens, or when the model's
 // context (its learned positions) is full.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "nn/transformer.hpp"
@@ -29,9 +30,14 @@ struct Generation {
     double milliseconds = 0;
 };
 
+// Both throw ValueError for options that would sample silently wrong: a temperature that is
+// NaN, infinite or negative, a negative top_k or max_new_tokens.
 Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& options = {});
 
 // The choice rule on one row of logits [V] (greedy, or sampled with temperature and top-k).
 std::int64_t choose_token(const Tensor& logits, const GenerateOptions& options, Generator& gen);
+
+// The check both run first (who names the caller in the message).
+void check_options(const GenerateOptions& options, const std::string& who);
 
 }  // namespace attnlab::nn

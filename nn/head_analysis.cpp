@@ -25,13 +25,13 @@ HeadProfile profile_heads(const Tensor& weights) {
     return p;
 }
 
-std::vector<SweepPoint> heads_sweep(const TrainConfig& base, const std::vector<std::int64_t>& heads) {
+std::vector<SweepPoint> heads_sweep(const lab::TrainConfig& base, const std::vector<std::int64_t>& heads) {
     std::vector<SweepPoint> out;
     for (std::int64_t h : heads) {
-        TrainConfig c = base;
+        lab::TrainConfig c = base;
         c.n_heads = h;
         c.out.clear();  // nothing to resume: the sweep keeps only the numbers
-        TrainResult r = train(c);
+        lab::TrainResult r = lab::train(c);
         out.push_back({h, c.d_model / h, r.model->parameter_count(), r.final_eval, r.seconds});
     }
     return out;

@@ -14,7 +14,7 @@ Block::Block(std::int64_t d_model, std::int64_t n_heads, Generator& gen)
 }
 
 Tensor Block::forward(const Tensor& x, const Mask& mask, KVCache* cache) {
-    Tensor h = x + attn.forward(ln1.forward(x), mask, cache).output;  // tokens exchange information
+    Tensor h = x + attn.forward_output(ln1.forward(x), mask, cache);  // tokens exchange information
     return h + mlp.forward(ln2.forward(h));                          // each token computes on its own
 }
 

@@ -19,7 +19,7 @@
 
 #include "autograd/node.hpp"
 #include "nn/scaling_experiment.hpp"
-#include "nn/train.hpp"
+#include "lab/train.hpp"
 #include "phases/phase1_worked_examples.hpp"
 #include "phases/phase12_metrics.hpp"
 #include "phases/phase_common.hpp"
@@ -58,7 +58,7 @@ int main() {
     Json& m = out.metrics();
     m["seed"] = static_cast<std::int64_t>(seed);
     section("0. The trained single_head_model and the toy sentence");
-    nn::LoadedCheckpoint ckpt = nn::load_or_train("single_head_model");  // trains it first if it is missing
+    nn::LoadedCheckpoint ckpt = lab::load_or_train(lab::Task::single_head);  // trains it first if it is missing
     NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
     nn::Transformer& model = *ckpt.model;
     model.eval();

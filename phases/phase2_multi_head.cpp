@@ -16,7 +16,7 @@
 #include "autograd/node.hpp"
 #include "nn/attention_stats.hpp"
 #include "nn/head_analysis.hpp"
-#include "nn/train.hpp"
+#include "lab/train.hpp"
 #include "phases/phase12_metrics.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
@@ -47,7 +47,7 @@ int main() {
     m["seed"] = static_cast<std::int64_t>(seed);
 
     section("0. The trained multi_head_model and the toy sentence");
-    nn::LoadedCheckpoint ckpt = nn::load_or_train("multi_head_model");
+    nn::LoadedCheckpoint ckpt = lab::load_or_train(lab::Task::multi_head);
     nn::Transformer& model = *ckpt.model;
     model.eval();
     const std::vector<std::string> tokens = words(kToySentence);
@@ -182,11 +182,11 @@ int main() {
               << "\nafter W_O, first 8 features:                            " << projected.select(0, 0).select(0, 0).narrow(0, 0, 8) << "\n";
 
     section("6. Single head vs multi-head, and a sweep over the number of heads");
-    nn::LoadedCheckpoint single = nn::load_or_train("single_head_model");
-    const std::int64_t val_batch = nn::standard_config("multi_head_model").batch;
+    nn::LoadedCheckpoint single = lab::load_or_train(lab::Task::single_head);
+    const std::int64_t val_batch = lab::standard_config(lab::Task::multi_head).batch;
     Json cmp = Json::object();
     for (auto [name, mdl] : {std::pair{"single_head_model", single.model.get()}, std::pair{"multi_head_model", ckpt.model.get()}}) {
-        nn::Evaluation e = nn::evaluate(*mdl, mdl->config().n_heads == 1 ? "single-head" : "multi-head", val_batch);
+        lab::Evaluation e = lab::evaluate(*mdl, mdl->config().n_heads == 1 ? lab::Task::single_head : lab::Task::multi_head, val_batch);
         std::printf("%-18s H = %lld: validation loss %.4f (Bayes floor %.4f, +%.4f), accuracy %.2f%%, %lld parameters\n", name,
                     static_cast<long long>(mdl->config().n_heads), e.loss, e.floor, e.loss - e.floor, 100 * e.accuracy,
                     static_cast<long long>(mdl->parameter_count()));
@@ -196,9 +196,9 @@ int main() {
     m["single_vs_multi"] = cmp;
 
     // The sweep: the masked-token task of the standard models, at a budget that fits a phase run.
-    nn::TrainConfig sweep = nn::standard_config("multi_head_model");
+    lab::TrainConfig sweep = lab::standard_config(lab::Task::multi_head);
     sweep.n_layers = 1, sweep.context = 16, sweep.batch = 32, sweep.steps = 400, sweep.warmup = 40;
-    sweep.eval_every = sweep.steps, sweep.seed = seed, sweep.progress = nn::TrainConfig::Progress::quiet;
+    sweep.eval_every = sweep.steps, sweep.seed = seed, sweep.progress = lab::TrainConfig::Progress::quiet;
     std::printf("heads sweep: d_model %lld, %lld layer, context %lld, batch %lld, %lld steps (warm-up %lld), lr %g, seed %llu; "
                 "validation: %lld batches of %lld\n", static_cast<long long>(sweep.d_model), static_cast<long long>(sweep.n_layers),
                 static_cast<long long>(sweep.context), static_cast<long long>(sweep.batch), static_cast<long long>(sweep.steps),

@@ -24,7 +24,7 @@
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
 #include "nn/attention_stats.hpp"
-#include "nn/train.hpp"
+#include "lab/train.hpp"
 #include "phases/explorer/explorer.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"
@@ -111,8 +111,8 @@ int main() {
     // ---- 1. the models ------------------------------------------------------------
     phase::section("1. The trained models");
     std::vector<Studied> models;
-    models.push_back({"causal", "causal_model", nn::load_or_train("causal_model"), {}});
-    models.push_back({"bidirectional", "multi_head_model", nn::load_or_train("multi_head_model"), {}});
+    models.push_back({"causal", "causal_model", lab::load_or_train(lab::Task::causal), {}});
+    models.push_back({"bidirectional", "multi_head_model", lab::load_or_train(lab::Task::multi_head), {}});
     for (Studied& m : models) {
         for (const auto& s : sentences) m.attention.push_back(attention_of(m.model(), framed(s)));
         const nn::TransformerConfig& c = m.model().config();

@@ -32,8 +32,8 @@ using phase4::row;
 using phase4::text_of;
 using phase4::token_labels;
 
-// causal_model's seed (nn::standard_config), which every run below reuses: the causal one retraces it.
-const std::uint64_t kSeed = nn::standard_config("causal_model").seed;
+// causal_model's seed (lab::standard_config), which every run below reuses: the causal one retraces it.
+const std::uint64_t kSeed = lab::standard_config(lab::Task::causal).seed;
 constexpr std::int64_t kCompareSteps = 200;   // steps of each compared TinyGPT (the causal_model recipe, stopped early)
 constexpr std::int64_t kEntropyEvery = 25;    // record attention entropy every N steps
 constexpr std::int64_t kEos = data::Vocab::kEos;
@@ -44,7 +44,7 @@ int main() {
     Output out("out/phase4");
     Json& m = out.metrics();
     m["seed"] = static_cast<std::int64_t>(kSeed);
-    nn::LoadedCheckpoint ckpt = nn::load_or_train("causal_model");
+    nn::LoadedCheckpoint ckpt = lab::load_or_train(lab::Task::causal);
     nn::Transformer& gpt = *ckpt.model;
     const std::vector<std::int64_t> ids = phase4::with_bos(kToySentence);  // rows start with <bos> in training
     const std::int64_t T = len(ids);
@@ -118,10 +118,10 @@ int main() {
     auto record = [&](std::int64_t step, nn::Transformer& model) {
         entropy_steps.push_back(double(step)), entropy.push_back(phase4::mean_entropy_per_head(model, probe));
     };
-    nn::TrainResult masked = phase4::train_variant({"causal"}, kCompareSteps, kEntropyEvery, record);
-    nn::TrainResult unmasked = phase4::train_variant({"no mask", false}, kCompareSteps, kCompareSteps);
+    lab::TrainResult masked = phase4::train_variant({"causal"}, kCompareSteps, kEntropyEvery, record);
+    lab::TrainResult unmasked = phase4::train_variant({"no mask", false}, kCompareSteps, kCompareSteps);
     const double floor = masked.final_eval.floor;
-    const std::string csv_path = nn::loss_csv_path("out/checkpoints/causal_model.safetensors");
+    const std::string csv_path = lab::loss_csv_path("out/checkpoints/causal_model.safetensors");
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
     const std::int64_t same_steps = have_csv ? phase4::matching_steps(read_file(csv_path), masked.curve) : -1;
     const std::string verdict = have_csv ? std::to_string(same_steps) + " of " + std::to_string(kCompareSteps) +
@@ -136,7 +136,7 @@ int main() {
                     trained_causal ? "with" : "without", run->seconds, phase4::final_train_loss(*run), floor);
         for (bool eval_causal : {true, false}) {
             auto model = phase4::with_mask(*run->model, eval_causal);
-            const double loss = nn::evaluate(*model, "causal").loss;
+            const double loss = lab::evaluate(*model, lab::Task::causal).loss;
             const std::string gen = text_of(phase4::greedy_recompute(*model, prompt, 10, kEos));
             std::printf("  evaluated %-12s val loss %.3f (%+.3f vs floor)  greedy: the cat | %s\n",
                         eval_causal ? "with mask:" : "without:", loss, loss - floor, gen.c_str());
@@ -248,8 +248,8 @@ int main() {
 
     // ---- 7. Custom masks (Experiments to Try 4): local ±2 and strided attention
     section("7. Custom masks: local +-2 and strided (every 2nd position), both also causal");
-    nn::TrainResult local = phase4::train_variant({"local", true, 2, 0}, kCompareSteps, kCompareSteps);
-    nn::TrainResult strided = phase4::train_variant({"strided", true, 0, 2}, kCompareSteps, kCompareSteps);
+    lab::TrainResult local = phase4::train_variant({"local", true, 2, 0}, kCompareSteps, kCompareSteps);
+    lab::TrainResult strided = phase4::train_variant({"strided", true, 0, 2}, kCompareSteps, kCompareSteps);
     std::vector<plots::Matrix> custom;
     std::vector<std::string> titles;
     Json custom_json = Json::object();
@@ -294,7 +294,7 @@ int main() {
                                       .x_title = "training step", .y_title = "entropy (nats)"}),
                "entropy_evolution");
 
-    const double base = nn::evaluate(gpt, "causal").loss;
+    const double base = lab::evaluate(gpt, lab::Task::causal).loss;
     const std::vector<double> pruned = phase4::pruning_losses(gpt);
     std::vector<double> increase;
     std::printf("causal_model val loss %.4f with all heads; switching off one head:\n", base);

@@ -27,7 +27,7 @@
 #include "data/tokenizer.hpp"
 #include "nn/attention_stats.hpp"
 #include "nn/generate.hpp"
-#include "nn/train.hpp"
+#include "lab/train.hpp"
 #include "tensor/json.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
@@ -226,14 +226,14 @@ inline std::vector<double> pruning_losses(nn::Transformer& model) {
             std::vector<bool> on(static_cast<std::size_t>(H), true);
             on[static_cast<std::size_t>(h)] = false;
             block->attn.set_head_mask(on);
-            out.push_back(nn::evaluate(model, "causal").loss);
+            out.push_back(lab::evaluate(model, lab::Task::causal).loss);
         }
         block->attn.set_head_mask(std::vector<bool>(static_cast<std::size_t>(H), true));
     }
     return out;
 }
 
-// One of the compared TinyGPTs: the causal_model recipe (nn::standard_config) with
+// One of the compared TinyGPTs: the causal_model recipe (lab::standard_config) with
 // its mask changed, stopped after `steps` of its schedule. The causal variant is then
 // exactly the first `steps` steps of causal_model's own training run (same seed,
 // same batches), which the program checks against the checkpoint's loss curve.
@@ -243,20 +243,20 @@ struct Variant {
     std::int64_t window = 0, stride = 0;
 };
 
-inline nn::TrainResult train_variant(const Variant& v, std::int64_t steps, std::int64_t eval_every,
+inline lab::TrainResult train_variant(const Variant& v, std::int64_t steps, std::int64_t eval_every,
                                      std::function<void(std::int64_t, nn::Transformer&)> on_eval = {}) {
-    nn::TrainConfig c = nn::standard_config("causal_model");  // its seed too, so the causal run is causal_model's
+    lab::TrainConfig c = lab::standard_config(lab::Task::causal);  // its seed too, so the causal run is causal_model's
     c.stop_after = steps, c.eval_every = eval_every, c.on_eval = std::move(on_eval);
     c.causal_mask = v.causal, c.window = v.window, c.stride = v.stride;
-    c.progress = nn::TrainConfig::Progress::quiet;
-    return nn::train(c);
+    c.progress = lab::TrainConfig::Progress::quiet;
+    return lab::train(c);
 }
 
 // How many leading steps of `curve` appear, with the same training loss to the CSV's
 // six decimals, in a loss CSV written by nn::train ("step,loss,val_loss" rows).
-inline std::int64_t matching_steps(const std::string& csv, const std::vector<nn::TrainPoint>& curve) {
+inline std::int64_t matching_steps(const std::string& csv, const std::vector<lab::TrainPoint>& curve) {
     std::int64_t n = 0;
-    for (const nn::TrainPoint& p : curve) {
+    for (const lab::TrainPoint& p : curve) {
         char prefix[64];
         std::snprintf(prefix, sizeof prefix, "\n%lld,%.6f,", static_cast<long long>(p.step), p.loss);
         if (csv.find(prefix) == std::string::npos) break;
@@ -307,7 +307,7 @@ inline std::vector<std::pair<std::int64_t, double>> top_probabilities(const Tens
 }
 
 // Mean training loss over the last n steps of a run (one batch is noisy).
-inline double final_train_loss(const nn::TrainResult& r, std::size_t n = 20) {
+inline double final_train_loss(const lab::TrainResult& r, std::size_t n = 20) {
     n = std::min(n, r.curve.size());
     double s = 0;
     for (std::size_t k = r.curve.size() - n; k < r.curve.size(); ++k) s += r.curve[k].loss;

@@ -1,31 +1,42 @@
 // tinygpt.cpp — train, sample from and inspect the toy transformers.
 //
-//   tinygpt train    [--model causal|single-head|multi-head] [--corpus FILE] [--steps N] ...
+//   tinygpt train    [--model causal|single-head|multi-head | --corpus FILE] [--steps N] ...
+//   tinygpt train    --resume CKPT [--steps N] [--out PATH]
 //   tinygpt generate --checkpoint F --prompt "the cat" [--tokens N] [--temperature T] [--top-k K] ...
 //   tinygpt eval     --checkpoint F --prompt "..." [--dump-logits F.npy] [--dump-attention F.npy]
 //
 // Every subcommand has --help. An unknown flag or a bad value prints the usage
 // and exits with status 2; a failure while running (a missing or corrupt
-// checkpoint, an unknown word) prints the error and exits with status 1.
+// checkpoint, an unknown word, a run that diverged) prints the error and exits
+// with status 1. Files are checked before they are opened: an input must be a
+// non-empty regular file (a FIFO would block forever, a directory has no bytes),
+// an output must not be anything but a regular file.
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <iostream>
+#include <cstring>
+#include <filesystem>
 #include <map>
-#include <optional>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "autograd/node.hpp"
 #include "data/tokenizer.hpp"
 #include "data/vocab.hpp"
+#include "lab/run_config.hpp"
+#include "lab/train.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/generate.hpp"
-#include "nn/train.hpp"
+#include "nn/transformer_spec.hpp"
 #include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 
 using namespace attnlab;
+using lab::Task;
 
 namespace {
 
@@ -36,20 +47,28 @@ const char* kUsage =
     "  generate   continue a prompt with a trained causal model (KV-cached)\n"
     "  eval       per-token loss of a prompt; dump logits and attention as .npy\n";
 
-const char* kTrainUsage =
+using Limits = nn::ModelLimits;
+const std::string kTrainUsage =
     "usage: tinygpt train [options]\n"
     "  --model causal|single-head|multi-head  task and model (default causal = TinyGPT)\n"
     "  --corpus FILE     train a causal model on the characters of a UTF-8 file instead\n"
     "  --steps N         optimizer steps (default: causal 600, masked-token models 1000)\n"
-    "  --d-model D       model width (default 64)\n"
-    "  --heads H         attention heads (default 4; single-head uses 1)\n"
-    "  --layers L        transformer blocks (default 2)\n"
-    "  --context T       tokens per row, the model's context (default 32)\n"
+    "  --d-model D       model width (default 64, at most " + std::to_string(Limits::max_d_model) + ")\n"
+    "  --heads H         attention heads (default 4; single-head has 1)\n"
+    "  --layers L        transformer blocks (default 2, at most " + std::to_string(Limits::max_layers) + ")\n"
+    "  --context T       tokens per row, the model's context (default 32, at most " + std::to_string(Limits::max_context) + ")\n"
     "  --batch B         rows per batch (default: causal 16, masked-token models 32)\n"
     "  --lr X            peak learning rate, AdamW with warm-up + cosine (default 0.003)\n"
+    "  --warmup N        warm-up steps (default 100)\n"
+    "  --weight-decay X  AdamW's decoupled weight decay (default 0.01)\n"
+    "  --clip X          gradient-norm limit (default 1)\n"
+    "  --mask-prob P     masked-token models: share of words hidden (default 0.15)\n"
+    "  --eval-every N    validate and write the checkpoint every N steps (default 100)\n"
     "  --seed S          seed for weights and data (default 0)\n"
-    "  --out PATH        checkpoint to write (default out/checkpoints/<model>_model.safetensors)\n"
-    "  --resume PATH     continue training from a checkpoint\n";
+    "  --out PATH        checkpoint to write (default out/checkpoints/<model>_model.safetensors;\n"
+    "                    with --resume, the resumed checkpoint itself)\n"
+    "  --resume PATH     continue the run saved in PATH: every setting comes from it, and only\n"
+    "                    --steps (to extend the run) and --out may be given besides it\n";
 
 const char* kGenerateUsage =
     "usage: tinygpt generate --checkpoint F --prompt TEXT [options]\n"
@@ -80,6 +99,7 @@ public:
                 values_[a] = "1";
             } else if (std::find(valued.begin(), valued.end(), a) != valued.end()) {
                 if (i + 1 >= argc) throw UsageError(a + " needs a value");
+                if (values_.contains(a)) throw UsageError(a + " is given twice");
                 values_[a] = argv[++i];
             } else {
                 throw UsageError("unknown option '" + a + "'");
@@ -97,80 +117,189 @@ public:
     }
     std::int64_t integer(const std::string& k, std::int64_t fallback, std::int64_t lo) const {
         if (!has(k)) return fallback;
-        std::size_t used = 0;
-        long long v = 0;
-        try {
-            v = std::stoll(str(k), &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != str(k).size() || v < lo)
-            throw UsageError(k + " needs an integer >= " + std::to_string(lo) + ", got '" + str(k) + "'");
-        return v;
+        const auto v = lab::parse_int64(str(k));
+        if (!v || *v < lo) throw UsageError(k + " needs an integer >= " + std::to_string(lo) + ", got '" + str(k) + "'");
+        return *v;
+    }
+    std::uint64_t seed(const std::string& k) const {
+        const auto v = lab::parse_uint64(str(k, "0"));
+        if (!v) throw UsageError(k + " needs an integer >= 0, got '" + str(k) + "'");
+        return *v;
     }
     double real(const std::string& k, double fallback, double lo) const {
         if (!has(k)) return fallback;
-        std::size_t used = 0;
-        double v = 0;
-        try {
-            v = std::stod(str(k), &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != str(k).size() || !(v >= lo) || !std::isfinite(v))
-            throw UsageError(k + " needs a number >= " + std::to_string(lo) + ", got '" + str(k) + "'");
-        return v;
+        const auto v = lab::parse_real(str(k));
+        if (!v || *v < lo)
+            throw UsageError(k + " needs a finite number >= " + lab::format_real(lo) + ", got '" + str(k) + "'");
+        return *v;
+    }
+    // A path flag's value: never empty.
+    std::string path(const std::string& k, const std::string& fallback = "") const {
+        if (has(k) && str(k).empty()) throw UsageError(k + " needs a file path, got ''");
+        return str(k, fallback);
     }
 
 private:
     std::map<std::string, std::string> values_;
 };
 
-int cmd_train(const Args& a) {
-    const std::string model = a.str("--model", "causal");
-    if (model != "causal" && model != "single-head" && model != "multi-head")
-        throw UsageError("--model must be causal, single-head or multi-head, got '" + model + "'");
-    // Defaults: the recipe `make train` uses for that model.
-    nn::TrainConfig c = nn::standard_config(model == "causal" ? "causal_model" : model == "single-head" ? "single_head_model" : "multi_head_model");
+// An input file must be a non-empty regular file, checked with stat before it is opened:
+// open(2) on a FIFO blocks until a writer comes, a directory reads as nothing useful.
+void check_input(const std::string& what, const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw UsageError(what + " '" + path + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw UsageError(what + " '" + path + "' is a directory, not a file");
+    if (!S_ISREG(st.st_mode))
+        throw UsageError(what + " '" + path + "' is not a regular file (a FIFO, device or socket); give a file");
+    if (st.st_size == 0) throw UsageError(what + " '" + path + "' is empty (stat reports 0 bytes)");
+}
+
+// An output may be new or a regular file, which is then replaced atomically; anything else
+// (a directory, /dev/null, a FIFO) is refused rather than replaced by a regular file.
+void check_output(const std::string& what, const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return;  // does not exist yet
+    if (S_ISDIR(st.st_mode)) throw UsageError(what + " '" + path + "' is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) throw UsageError(what + " '" + path + "' exists and is not a regular file; it is left alone");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+}
+
+// ---- train ---------------------------------------------------------------------------
+
+std::string describe_task(const lab::TrainConfig& c) {
+    return c.task == Task::chars ? "characters of '" + c.corpus + "'" : lab::info(c.task).cli;
+}
+
+// The settings given as flags, applied to c (ValueError from the table -> a usage error).
+lab::TrainConfig with_flags(lab::TrainConfig c, const Args& a) {
+    for (const lab::RunSetting& s : lab::run_settings()) {
+        if (!*s.flag || !a.has(s.flag)) continue;
+        try {
+            lab::set_setting(c, s, a.str(s.flag), s.flag);
+        } catch (const ValueError& e) {
+            throw UsageError(e.what());
+        }
+    }
+    return c;
+}
+
+// --resume CKPT: the stored run, with --steps, --out and --corpus the only flags that may differ.
+lab::TrainConfig resumed_config(const Args& a) {
+    const std::string path = a.path("--resume");
+    check_input("--resume", path);
+    const nn::LoadedCheckpoint ck = nn::load_checkpoint(path);
+    const lab::StoredRun stored = lab::stored_run(ck, path);
+    lab::TrainConfig c = stored.config;
+    lab::TrainConfig asked = with_flags(stored.config, a);
+    if (a.has("--model")) {
+        try {
+            asked.task = lab::task_from_cli(a.str("--model"));
+        } catch (const ValueError& e) {
+            throw UsageError(std::string("--model: ") + e.what());
+        }
+    }
+    for (const lab::Difference& d : lab::differences(stored.config, asked))
+        throw UsageError(d.flag + " " + a.str(d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
+                         d.stored + " (with --resume only --steps may change)");
+    if (a.has("--corpus")) {
+        if (c.task != Task::chars) throw UsageError("--corpus: '" + path + "' is a " + lab::info(c.task).cli + " model of the grammar, not of a corpus");
+        c.corpus = a.path("--corpus");  // may have moved: train() checks that it is the same text
+    }
+    if (c.task == Task::chars) check_input(a.has("--corpus") ? "--corpus" : "the checkpoint's corpus", c.corpus);
+    if (a.has("--steps")) {
+        c.steps = asked.steps;
+        if (c.steps <= stored.step)
+            throw UsageError("--steps " + std::to_string(c.steps) + " must exceed the step of '" + path + "', " +
+                             std::to_string(stored.step));
+    } else if (stored.step >= c.steps) {
+        throw UsageError("'" + path + "' has done all " + std::to_string(c.steps) + " steps of its run; give --steps N > " +
+                         std::to_string(c.steps) + " to train it further");
+    }
+    c.resume = path;
+    c.out = a.path("--out", path);
+    std::printf("tinygpt train: resuming '%s' at step %lld\n", path.c_str(), static_cast<long long>(stored.step));
+    return c;
+}
+
+lab::TrainConfig fresh_config(const Args& a) {
+    Task task = Task::causal;
+    if (a.has("--corpus")) {
+        if (a.has("--model") && a.str("--model") != "causal")
+            throw UsageError("--corpus trains a causal next-character model; it cannot be combined with --model " +
+                             a.str("--model") + " (masked-token models train on the grammar only)");
+        task = Task::chars;
+        check_input("--corpus", a.path("--corpus"));
+    } else if (a.has("--model")) {
+        try {
+            task = lab::task_from_cli(a.str("--model"));
+        } catch (const ValueError&) {
+            throw UsageError("--model must be " + lab::cli_choices() + ", got '" + a.str("--model") + "'");
+        }
+    }
+    // Defaults: the recipe `make train` uses for that model (the char model: TinyGPT's).
+    lab::TrainConfig c = lab::standard_config(task == Task::chars ? Task::causal : task);
+    c.task = task;
     c.corpus = a.str("--corpus");
-    c.steps = a.integer("--steps", c.steps, 1);
-    c.d_model = a.integer("--d-model", c.d_model, 1);
-    c.n_heads = a.integer("--heads", c.n_heads, 1);
-    c.n_layers = a.integer("--layers", c.n_layers, 1);
-    c.context = a.integer("--context", c.context, 4);
-    c.batch = a.integer("--batch", c.batch, 1);
-    c.lr = a.real("--lr", c.lr, 0);
-    c.seed = static_cast<std::uint64_t>(a.integer("--seed", 0, 0));
-    c.resume = a.str("--resume");
-    const std::string name = c.corpus.empty() ? (c.model == "causal" ? "causal" : c.model == "single-head" ? "single_head" : "multi_head") : "char";
-    c.out = a.str("--out", "out/checkpoints/" + name + "_model.safetensors");
-    std::printf("tinygpt train: %s, seed %llu, %lld steps -> %s\n", c.corpus.empty() ? c.model.c_str() : c.corpus.c_str(),
+    c = with_flags(c, a);
+    c.out = a.path("--out", "out/checkpoints/" + std::string(lab::info(task).model_name) + ".safetensors");
+    return c;
+}
+
+int cmd_train(const Args& a) {
+    lab::TrainConfig c = a.has("--resume") ? resumed_config(a) : fresh_config(a);
+    check_output("--out", c.out);
+    if (!c.corpus.empty() && same_file(c.out, c.corpus)) throw UsageError("--out '" + c.out + "' is the corpus; it would be overwritten");
+    try {
+        lab::validate(c);
+    } catch (const ValueError& e) {
+        throw UsageError(e.what());
+    }
+    std::printf("tinygpt train: %s, seed %llu, %lld steps -> %s\n", describe_task(c).c_str(),
                 static_cast<unsigned long long>(c.seed), static_cast<long long>(c.steps), c.out.c_str());
-    nn::TrainResult r = nn::train(c);
+    lab::TrainResult r = lab::train(c);
     std::printf("validation loss %.4f", r.final_eval.loss);
     if (!std::isnan(r.final_eval.floor))
         std::printf(" (Bayes floor %.4f, %+.4f above)", r.final_eval.floor, r.final_eval.loss - r.final_eval.floor);
     std::printf(", accuracy %.1f%%, %.1f s, %.0f tokens/s\nwrote %s and %s\n", 100 * r.final_eval.accuracy, r.seconds,
-                r.tokens_per_second, c.out.c_str(), nn::loss_csv_path(c.out).c_str());
+                r.tokens_per_second, c.out.c_str(), lab::loss_csv_path(c.out).c_str());
     return 0;
 }
 
+// ---- generate and eval ---------------------------------------------------------------
+
+nn::LoadedCheckpoint load(const Args& a) {
+    const std::string path = a.path("--checkpoint");
+    if (path.empty()) throw UsageError("--checkpoint is required");
+    check_input("--checkpoint", path);
+    return nn::load_checkpoint(path);
+}
+
+bool is_chars(const nn::LoadedCheckpoint& ck) { return lab::task_from_kind(ck.info.kind) == Task::chars; }
+
 // Prompt text -> token ids, with the tokenizer the checkpoint was trained with.
 std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const std::string& prompt) {
-    if (ck.info.kind == "char") {
-        std::string text;
-        for (std::size_t i = 1; i < ck.info.vocab.size(); ++i) text += ck.info.vocab[i];
-        return data::CharTokenizer::from_text(text, "checkpoint vocabulary").encode(prompt);
+    try {
+        if (is_chars(ck)) {
+            std::string text;
+            for (std::size_t i = 1; i < ck.info.vocab.size(); ++i) text += ck.info.vocab[i];
+            return data::CharTokenizer::from_text(text, "checkpoint vocabulary").encode(prompt);
+        }
+        std::vector<std::string> words(ck.info.vocab.begin() + data::Vocab::kFirstWord, ck.info.vocab.end());
+        std::vector<std::int64_t> ids{data::Vocab::kBos};
+        for (std::int64_t id : data::WordTokenizer(data::Vocab(words)).encode(prompt)) ids.push_back(id);
+        return ids;
+    } catch (const ValueError& e) {
+        throw ValueError("--prompt '" + prompt + "': " + e.what() + " of the checkpoint");
     }
-    std::vector<std::string> words(ck.info.vocab.begin() + data::Vocab::kFirstWord, ck.info.vocab.end());
-    std::vector<std::int64_t> ids{data::Vocab::kBos};
-    for (std::int64_t id : data::WordTokenizer(data::Vocab(words)).encode(prompt)) ids.push_back(id);
-    return ids;
 }
 
 std::string token_text(const nn::LoadedCheckpoint& ck, std::int64_t id) {
     const std::string& t = ck.info.vocab.at(static_cast<std::size_t>(id));
-    return ck.info.kind == "char" ? t : " " + t;
+    return is_chars(ck) ? t : " " + t;
 }
 
 int cmd_generate(const Args& a) {
@@ -178,15 +307,15 @@ int cmd_generate(const Args& a) {
     o.max_new_tokens = a.integer("--tokens", 20, 1);
     o.temperature = a.real("--temperature", 0, 0);
     o.top_k = a.integer("--top-k", 0, 0);
-    o.seed = static_cast<std::uint64_t>(a.integer("--seed", 0, 0));
+    o.seed = a.seed("--seed");
     o.use_kv_cache = !a.has("--no-kv-cache");
-    nn::LoadedCheckpoint ck = nn::load_checkpoint(a.required("--checkpoint"));
+    const std::string prompt = a.required("--prompt");
+    nn::LoadedCheckpoint ck = load(a);
     if (!ck.model->config().causal)
         throw ValueError("generate: '" + a.str("--checkpoint") + "' is a bidirectional (" + ck.info.kind +
                          ") model; generation needs a causal one");
-    const std::string prompt = a.required("--prompt");
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
-    if (ck.info.kind != "char") o.stop_token = data::Vocab::kEos;
+    if (!is_chars(ck)) o.stop_token = data::Vocab::kEos;
     nn::Generation g = nn::generate(*ck.model, ids, o);
     std::string text = prompt;
     for (std::int64_t id : g.tokens) text += id == o.stop_token ? " <eos>" : token_text(ck, id);
@@ -197,8 +326,18 @@ int cmd_generate(const Args& a) {
 }
 
 int cmd_eval(const Args& a) {
-    nn::LoadedCheckpoint ck = nn::load_checkpoint(a.required("--checkpoint"));
-    std::vector<std::int64_t> ids = encode_prompt(ck, a.required("--prompt"));
+    const std::string logits_path = a.path("--dump-logits"), attention_path = a.path("--dump-attention");
+    if (!logits_path.empty() && !attention_path.empty() && same_file(logits_path, attention_path))
+        throw UsageError("--dump-logits and --dump-attention are the same file '" + logits_path + "'; give two paths");
+    for (const auto& [flag, path] : {std::pair{"--dump-logits", logits_path}, std::pair{"--dump-attention", attention_path}}) {
+        if (path.empty()) continue;
+        check_output(flag, path);
+        if (a.has("--checkpoint") && same_file(path, a.str("--checkpoint")))
+            throw UsageError(std::string(flag) + " '" + path + "' is the checkpoint; it would be overwritten");
+    }
+    const std::string prompt = a.required("--prompt");
+    nn::LoadedCheckpoint ck = load(a);
+    std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
     if (static_cast<std::int64_t>(ids.size()) > ck.model->config().context)
         throw ValueError("eval: the prompt has " + std::to_string(ids.size()) + " tokens, more than the context of " +
                          std::to_string(ck.model->config().context));
@@ -208,29 +347,35 @@ int cmd_eval(const Args& a) {
     const std::int64_t T = static_cast<std::int64_t>(ids.size());
     Tensor logits = ck.model->forward(from_vector(ids, {1, T})).select(0, 0);  // [T, V]
     Tensor logp = log_softmax(logits, -1);
+    auto word = [&](std::int64_t t) { return ck.info.vocab[static_cast<std::size_t>(ids[static_cast<std::size_t>(t)])].c_str(); };
     if (ck.model->config().causal) {
         std::printf("%-4s %-12s %-12s %10s\n", "pos", "token", "next", "loss");
         double total = 0;
         for (std::int64_t t = 0; t + 1 < T; ++t) {
             const double loss = -logp.at({t, ids[static_cast<std::size_t>(t + 1)]});
             total += loss;
-            std::printf("%-4lld %-12s %-12s %10.4f\n", static_cast<long long>(t), ck.info.vocab[static_cast<std::size_t>(ids[static_cast<std::size_t>(t)])].c_str(),
-                        ck.info.vocab[static_cast<std::size_t>(ids[static_cast<std::size_t>(t + 1)])].c_str(), loss);
+            std::printf("%-4lld %-12s %-12s %10.4f\n", static_cast<long long>(t), word(t), word(t + 1), loss);
         }
         if (T > 1) std::printf("mean loss %.4f nats/token over %lld predictions\n", total / static_cast<double>(T - 1), static_cast<long long>(T - 1));
     } else {  // bidirectional: the loss of each token given all the others shown
         std::printf("%-4s %-12s %10s\n", "pos", "token", "-log p");
         for (std::int64_t t = 0; t < T; ++t)
-            std::printf("%-4lld %-12s %10.4f\n", static_cast<long long>(t), ck.info.vocab[static_cast<std::size_t>(ids[static_cast<std::size_t>(t)])].c_str(),
-                        -logp.at({t, ids[static_cast<std::size_t>(t)]}));
+            std::printf("%-4lld %-12s %10.4f\n", static_cast<long long>(t), word(t), -logp.at({t, ids[static_cast<std::size_t>(t)]}));
     }
-    if (a.has("--dump-logits")) save_npy(a.str("--dump-logits"), logits.contiguous());
-    if (a.has("--dump-attention")) {
+    if (!logits_path.empty()) save_npy(logits_path, logits.contiguous());
+    if (!attention_path.empty()) {
         std::vector<Tensor> layers;
         for (const Tensor& w : ck.model->trace().layers) layers.push_back(w.select(0, 0));  // [H, T, T]
-        save_npy(a.str("--dump-attention"), stack(layers, 0));                               // [L, H, T, T]
+        save_npy(attention_path, stack(layers, 0));                                          // [L, H, T, T]
     }
     return 0;
+}
+
+std::vector<std::string> train_flags() {
+    std::vector<std::string> flags{"--model", "--corpus", "--out", "--resume"};
+    for (const lab::RunSetting& s : lab::run_settings())
+        if (*s.flag) flags.push_back(s.flag);
+    return flags;
 }
 
 }  // namespace
@@ -241,15 +386,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string cmd = argv[1];
-    const char* usage = cmd == "train" ? kTrainUsage : cmd == "generate" ? kGenerateUsage : cmd == "eval" ? kEvalUsage : kUsage;
+    const char* usage = cmd == "train" ? kTrainUsage.c_str() : cmd == "generate" ? kGenerateUsage : cmd == "eval" ? kEvalUsage : kUsage;
     try {
         if (cmd == "--help" || cmd == "-h") {
             std::fputs(kUsage, stdout);
             return 0;
         }
-        if (cmd == "train")
-            return cmd_train(Args(argc, argv, 2, {"--model", "--corpus", "--steps", "--d-model", "--heads", "--layers",
-                                                  "--context", "--batch", "--lr", "--seed", "--out", "--resume"}, {}));
+        if (cmd == "train") return cmd_train(Args(argc, argv, 2, train_flags(), {}));
         if (cmd == "generate")
             return cmd_generate(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--tokens", "--temperature", "--top-k", "--seed"},
                                      {"--no-kv-cache"}));
@@ -262,6 +405,9 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
         std::fprintf(stderr, "tinygpt: %s\n%s", e.what(), usage);
         return 2;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "tinygpt %s: out of memory\n", cmd.c_str());
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tinygpt: %s\n", e.what());
         return 1;

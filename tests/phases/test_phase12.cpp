@@ -102,9 +102,9 @@ TEST_CASE("phase 2: per-head profile of known patterns", "[phases][phase2]") {
 }
 
 TEST_CASE("phase 2: the heads sweep trains one model per head count on the same data", "[phases][phase2][training]") {
-    nn::TrainConfig c;
-    c.model = "multi-head", c.d_model = 16, c.n_layers = 1, c.context = 12, c.batch = 4, c.steps = 3, c.warmup = 1;
-    c.eval_every = 3, c.val_batches = 2, c.progress = nn::TrainConfig::Progress::quiet;
+    lab::TrainConfig c;
+    c.task = lab::Task::multi_head, c.d_model = 16, c.n_layers = 1, c.context = 12, c.batch = 4, c.steps = 3, c.warmup = 1;
+    c.eval_every = 3, c.val_batches = 2, c.progress = lab::TrainConfig::Progress::quiet;
     const std::vector<nn::SweepPoint> pts = nn::heads_sweep(c, {1, 2, 4});
     REQUIRE(pts.size() == 3);
     for (std::size_t i = 0; i < pts.size(); ++i) {

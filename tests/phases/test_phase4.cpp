@@ -18,7 +18,7 @@ using attnlab::testing::IsCloseTo;
 
 namespace {
 
-// A small TinyGPT over the grammar's vocabulary (so nn::evaluate can score it).
+// A small TinyGPT over the grammar's vocabulary (so lab::evaluate can score it).
 TransformerConfig small(bool causal, std::int64_t context = 12) {
     TransformerConfig c;
     c.vocab_size = data::toy_grammar().vocab().size();
@@ -143,11 +143,11 @@ TEST_CASE("KV-cached and uncached generation give the same tokens and logits", "
 
 TEST_CASE("pruning and entropy helpers measure every head and leave the model whole", "[phases][causal]") {
     Transformer gpt(small(true), 13);
-    const double base = evaluate(gpt, "causal").loss;
+    const double base = lab::evaluate(gpt, lab::Task::causal).loss;
     const std::vector<double> pruned = phase4::pruning_losses(gpt);
     REQUIRE(pruned.size() == 4);  // 2 layers x 2 heads
     CHECK(std::any_of(pruned.begin(), pruned.end(), [&](double l) { return l != base; }));
-    CHECK(evaluate(gpt, "causal").loss == base);  // every head back on
+    CHECK(lab::evaluate(gpt, lab::Task::causal).loss == base);  // every head back on
     CHECK(phase4::head_names(gpt) == std::vector<std::string>{"L1 H1", "L1 H2", "L2 H1", "L2 H2"});
 
     const Tensor ids = phase4::row(sentence());

@@ -1,0 +1,69 @@
+// transformer_spec.cpp — see transformer_spec.hpp.
+#include "nn/transformer_spec.hpp"
+
+#include "tensor/error.hpp"
+
+namespace attnlab::nn {
+
+namespace {
+
+void check_range(const std::string& who, const char* name, std::int64_t v, std::int64_t lo, std::int64_t hi) {
+    if (v < lo || v > hi)
+        throw ValueError(who + ": " + name + " " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "] (the limits attnlab trains and loads, nn/transformer_spec.hpp)");
+}
+
+}  // namespace
+
+void check_limits(const TransformerConfig& c, const std::string& who) {
+    using L = ModelLimits;
+    check_range(who, "vocab_size", c.vocab_size, 1, L::max_vocab);
+    check_range(who, "d_model", c.d_model, 1, L::max_d_model);
+    check_range(who, "n_heads", c.n_heads, 1, L::max_heads);
+    check_range(who, "n_layers", c.n_layers, 1, L::max_layers);
+    check_range(who, "context", c.context, 1, L::max_context);
+    check_range(who, "window", c.window, 0, L::max_context);
+    check_range(who, "stride", c.stride, 0, L::max_context);
+    if (c.d_model % c.n_heads != 0)
+        throw ValueError(who + ": d_model " + std::to_string(c.d_model) + " is not divisible by n_heads " +
+                         std::to_string(c.n_heads));
+    // Each factor is bounded above, so this count cannot overflow int64 (< 2^36).
+    const std::int64_t n = parameter_count(c);
+    if (n > L::max_parameters)
+        throw ValueError(who + ": d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.n_layers) +
+                         " layers, context " + std::to_string(c.context) + " and vocab_size " + std::to_string(c.vocab_size) +
+                         " make " + std::to_string(n) + " parameters, more than the limit of " +
+                         std::to_string(L::max_parameters));
+}
+
+std::vector<ParameterSpec> parameter_specs(const TransformerConfig& c) {
+    const std::int64_t d = c.d_model;
+    std::vector<ParameterSpec> out{{"tok_emb.weight", Shape{c.vocab_size, d}}, {"pos_emb.weight", Shape{c.context, d}}};
+    auto linear = [&](const std::string& name, std::int64_t in, std::int64_t outf, bool bias) {
+        out.push_back({name + ".weight", Shape{outf, in}});  // [out, in], as PyTorch
+        if (bias) out.push_back({name + ".bias", Shape{outf}});
+    };
+    auto layer_norm = [&](const std::string& name) {
+        out.push_back({name + ".weight", Shape{d}});
+        out.push_back({name + ".bias", Shape{d}});
+    };
+    for (std::int64_t i = 0; i < c.n_layers; ++i) {  // Block: ln1, attn (w_q, w_k, w_v, w_o), ln2, mlp (fc1, fc2)
+        const std::string b = "blocks." + std::to_string(i) + ".";
+        layer_norm(b + "ln1");
+        for (const char* w : {"w_q", "w_k", "w_v", "w_o"}) linear(b + "attn." + w, d, d, true);
+        layer_norm(b + "ln2");
+        linear(b + "mlp.fc1", d, 4 * d, true);
+        linear(b + "mlp.fc2", 4 * d, d, true);
+    }
+    layer_norm("ln_f");
+    linear("head", d, c.vocab_size, false);
+    return out;
+}
+
+std::int64_t parameter_count(const TransformerConfig& c) {
+    const std::int64_t d = c.d_model;
+    const std::int64_t block = 12 * d * d + 13 * d;  // attention 4(d² + d), MLP 8d² + 5d, two LayerNorms 4d
+    return 2 * c.vocab_size * d + c.context * d + c.n_layers * block + 2 * d;  // embeddings + head, blocks, ln_f
+}
+
+}  // namespace attnlab::nn
