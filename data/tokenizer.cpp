@@ -77,7 +77,7 @@ std::vector<std::int64_t> CharTokenizer::encode(std::string_view text) const {
         if (it == ids_.end())
             throw ValueError("CharTokenizer: character " + describe_code_point(c) + " at position " +
                              std::to_string(position) + " (byte offset " + std::to_string(offset) +
-                             ") is not in the vocabulary of " + std::to_string(chars_.size()) + " characters");
+                             ") is not in the vocabulary");
         ids.push_back(it->second);
         std::string bytes;
         append_utf8(bytes, c);
