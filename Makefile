@@ -10,14 +10,18 @@
 #   make debug      -O0 -g3 (for stepping in gdb)   -> build/debug/
 #   make asan       ASan + UBSan test suite         -> build/asan/
 #   BLAS=openblas   matmul via cblas_sgemm/dgemm    -> build/openblas/ (or build/debug/openblas, ...)
+#   CXX=clang++     the same with clang             -> build/clang/ (or build/asan/clang, ...)
+#   make fuzz       libFuzzer harnesses (clang)     -> build/fuzz/
 
 CXX      ?= g++
 MODE     ?= release
 BLAS     ?=
+# clang or gcc: the two never share objects, and each gets only the flags it knows.
+IS_CLANG := $(if $(findstring clang,$(CXX)),1,)
 
 ifeq ($(MODE),release)
   B   := build
-  OPT := -O2 -march=native -fvect-cost-model=dynamic
+  OPT := -O2 -march=native $(if $(IS_CLANG),,-fvect-cost-model=dynamic)
 else ifeq ($(MODE),debug)
   B   := build/debug
   OPT := -O0 -g3
@@ -25,9 +29,17 @@ else ifeq ($(MODE),asan)
   B   := build/asan
   # GCC 12 warns falsely inside libstdc++'s std::regex (used by Catch2) under -fsanitize.
   OPT := -O1 -g -march=native -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
-         -Wno-maybe-uninitialized
+         $(if $(IS_CLANG),,-Wno-maybe-uninitialized)
+else ifeq ($(MODE),fuzz)
+  # libFuzzer's coverage on the library; the harnesses add -fsanitize=fuzzer when linked.
+  B   := build/fuzz
+  OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 else
-  $(error MODE must be release, debug or asan, not '$(MODE)')
+  $(error MODE must be release, debug, asan or fuzz, not '$(MODE)')
+endif
+
+ifeq ($(IS_CLANG)$(filter fuzz,$(MODE)),1)
+  B := $(B)/clang
 endif
 
 ifeq ($(BLAS),openblas)
@@ -49,7 +61,7 @@ LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
 LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp data/*.cpp lab/*.cpp)
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
-TEST_SRCS := $(wildcard tests/*/*.cpp)
+TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnesses: make fuzz
 
 LIB_OBJS  := $(LIB_SRCS:%.cpp=$(B)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.cpp=$(B)/obj/%.o)
@@ -62,8 +74,8 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan bench bench-compare plots-demo train gallery test-browser readme-figures help clean \
-        metrics-reference check-metrics
+.PHONY: all build programs test debug asan fuzz fuzz-build fuzz-replay bench bench-compare plots-demo train gallery test-browser \
+        readme-figures help clean metrics-reference check-metrics
 .DEFAULT_GOAL := all
 
 # Parallel by default where it is safe: compiling, and training the three checkpoints.
@@ -112,6 +124,25 @@ debug:
 ## asan        build and run the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 asan:
 	@$(MAKE) --no-print-directory MODE=asan test
+
+## fuzz        run every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60), after
+##             replaying tests/fuzz/regressions/; needs clang (Debian: clang libclang-rt-14-dev)
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.cpp)))
+FUZZ_CXX     ?= clang++
+fuzz:
+	@$(MAKE) --no-print-directory MODE=fuzz CXX=$(FUZZ_CXX) fuzz-build
+	@tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## fuzz-replay replay every saved input in tests/fuzz/regressions/ (no fuzzing)
+fuzz-replay:
+	@$(MAKE) --no-print-directory MODE=fuzz CXX=$(FUZZ_CXX) fuzz-build
+	@tests/fuzz/run.sh build/fuzz 0 $(FUZZ_TARGETS)
+
+fuzz-build: $(addprefix $(B)/,$(FUZZ_TARGETS))
+
+$(addprefix $(B)/,$(FUZZ_TARGETS)): $(B)/%: $(B)/obj/tests/fuzz/%.o $(LIB)
+	$(CXX) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 ## bench       run the benchmarks (W5 matmul GFLOP/s); JSON goes to out/bench/
 bench: $(B)/bench_matmul
@@ -173,7 +204,7 @@ $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The command-line tests (tests/tools/) run the programs of the same configuration.
-$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt $(B)/gallery
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 
@@ -202,4 +233,4 @@ $(CATCH_HDR):
 	fi
 
 .SECONDARY:
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/tests/fuzz/%.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)

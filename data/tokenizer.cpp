@@ -71,11 +71,13 @@ std::vector<std::int64_t> CharTokenizer::encode(std::string_view text) const {
     std::vector<std::int64_t> ids;
     ids.reserve(chars.size());
     std::size_t offset = 0;  // in bytes, for the message
-    for (char32_t c : chars) {
+    for (std::size_t position = 0; position < chars.size(); ++position) {
+        const char32_t c = chars[position];
         auto it = ids_.find(c);
         if (it == ids_.end())
-            throw ValueError("CharTokenizer: character " + describe_code_point(c) + " at byte offset " +
-                             std::to_string(offset) + " is not in the vocabulary");
+            throw ValueError("CharTokenizer: character " + describe_code_point(c) + " at position " +
+                             std::to_string(position) + " (byte offset " + std::to_string(offset) +
+                             ") is not in the vocabulary");
         ids.push_back(it->second);
         std::string bytes;
         append_utf8(bytes, c);

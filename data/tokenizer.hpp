@@ -45,8 +45,8 @@ public:
     std::int64_t size() const { return static_cast<std::int64_t>(chars_.size()) + 1; }  // with <pad>
     const std::vector<char32_t>& code_points() const { return chars_; }  // id i + 1 is chars_[i]
 
-    // Throws ValueError naming a character the vocabulary lacks (and its byte offset),
-    // or the offset of ill-formed UTF-8 in the text.
+    // Throws ValueError naming a character the vocabulary lacks (its position in
+    // characters and its byte offset), or the offset of ill-formed UTF-8 in the text.
     std::vector<std::int64_t> encode(std::string_view text) const;
     // <pad> decodes to nothing; an id outside [0, size()) throws ValueError.
     std::string decode(std::span<const std::int64_t> ids) const;

@@ -25,7 +25,11 @@ static std::pair<Tensor, std::vector<std::int64_t>> rows_and_targets(const Tenso
 }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets, std::int64_t ignore_index) {
-    auto [x, t] = rows_and_targets(logits, targets, ignore_index);
+    // Named variables, not a structured binding: the lambdas below capture them, and
+    // clang before 16 does not implement C++20's capture of structured bindings.
+    auto rows = rows_and_targets(logits, targets, ignore_index);
+    const Tensor x = std::move(rows.first);
+    const std::vector<std::int64_t> t = std::move(rows.second);
     const std::int64_t N = x.size(0), V = x.size(1);
     Tensor probs = empty({N, V}, x.dtype());  // saved for backward: softmax of every row
     double total = 0;

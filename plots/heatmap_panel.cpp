@@ -25,7 +25,7 @@ std::vector<std::string> numbered(std::size_t n) {
 // Diagonal hatching clipped to the box: reads as "no value here" in any colour map.
 void add_hatch(Figure& figure, const Box& box) {
     figure.add(Rect{.box = box, .fill = kMaskFill});
-    Group hatch{.clip = box};
+    Group hatch{.clip = box, .items = {}};
     for (double d = -box.h; d < box.w; d += 5)
         hatch.add(Line{{box.x + d, box.bottom()}, {box.x + d + box.h, box.y}, Stroke{.color = kMaskHatch}});
     figure.add(std::move(hatch));

@@ -115,7 +115,7 @@ Figure line_chart(const std::vector<Series>& series, const LineChartOptions& o) 
     draw_x_axis(fig, plot, x, xt, o.x_title, true);
 
     // Data is clipped to the plot box (a little beyond, so markers on the edge stay round).
-    Group data{.clip = Box{plot.x - 4, plot.y - 4, plot.w + 8, plot.h + 8}};
+    Group data{.clip = Box{plot.x - 4, plot.y - 4, plot.w + 8, plot.h + 8}, .items = {}};
     for (std::size_t s = 0; s < series.size(); ++s) {
         const Series& sr = series[s];
         Color c = series[s].color.value_or(palette::categorical(s));

@@ -103,7 +103,7 @@ struct Primitive;
 // A list of primitives, optionally clipped to a rectangle (clips of nested groups intersect).
 struct Group {
     std::optional<Box> clip{};
-    std::vector<Primitive> items{};
+    std::vector<Primitive> items;  // no `{}` here: clang 14 would need Primitive complete (so write .items = {})
     template <class Shape>
     void add(Shape shape);
 };

@@ -95,7 +95,8 @@ void count_allocation(std::size_t size) {
 
 void* allocate_storage(std::size_t bytes) {
     const std::size_t size = rounded(bytes ? bytes : 1);
-    count_allocation(size);
+    count_allocation(size);  // the rounded size in every build, so the figures match
+    if constexpr (kExactAllocation) return ::operator new(bytes ? bytes : 1, std::align_val_t(kAlignment));
     if (size >= kCacheFromBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -107,6 +108,7 @@ void* allocate_storage(std::size_t bytes) {
 void release_storage(void* p, std::size_t bytes) {
     const std::size_t size = rounded(bytes ? bytes : 1);
     in_use.fetch_sub(size, std::memory_order_relaxed);
+    if constexpr (kExactAllocation) return free_block(p);
     if (size >= kCacheFromBytes && size <= kMaxCachedBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);

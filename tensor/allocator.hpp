@@ -18,6 +18,21 @@ inline constexpr std::size_t kAlignment = 64;                 // a cache line; o
 inline constexpr std::size_t kCacheFromBytes = 64 << 10;      // recycle blocks at least this big
 inline constexpr std::size_t kMaxCachedBytes = std::size_t(512) << 20;
 
+// Under AddressSanitizer (make asan, make fuzz) every block is exactly the size
+// asked for and is freed at once: the rounding and the recycling above would let
+// an overflow land in slack or in a recycled block, where ASan cannot see it.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kExactAllocation = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kExactAllocation = true;
+#else
+inline constexpr bool kExactAllocation = false;
+#endif
+#else
+inline constexpr bool kExactAllocation = false;
+#endif
+
 void* allocate_storage(std::size_t bytes);
 void release_storage(void* p, std::size_t bytes);
 std::size_t cached_storage_bytes();  // held for reuse right now (for tests)

@@ -21,8 +21,11 @@ Tensor cat(const std::vector<Tensor>& xs, std::int64_t dim) {
             throw ShapeError("cat: tensors must match except in dim " + std::to_string(dim) + ": " +
                              first.shape().str() + " " + dtype_name(first.dtype()) + " vs " + x.shape().str() + " " +
                              dtype_name(x.dtype()));
-        shape[d] += x.shape()[d];
+        if (__builtin_add_overflow(shape[d], x.shape()[d], &shape[d]))
+            throw ShapeError("cat: the sizes along dim " + std::to_string(dim) + " overflow int64 (" +
+                             first.shape().str() + " and " + x.shape().str() + ")");
     }
+    checked_numel(shape, "cat");
     Tensor out = empty(shape, first.dtype());
     std::vector<std::int64_t> sizes;
     {

@@ -45,6 +45,7 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
     const Shape batch = shape;
     shape.push_back(n);
     shape.push_back(m);
+    checked_numel(shape, "matmul");  // [2^32, k] @ [k, 2^32] has 2^64 elements
     Tensor out = empty(shape, a.dtype());
 
     dispatch_float(a.dtype(), "matmul", [&]<typename T>(T) {

@@ -103,6 +103,7 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
         } else if (key == "shape") {
             p.expect('(');
             while (!p.peek(')')) {
+                if (shape.size() == Shape::kMaxDims) p.fail("more than " + std::to_string(Shape::kMaxDims) + " dimensions");
                 shape.push_back(p.integer());
                 if (!p.peek(')')) p.expect(',');
             }
@@ -121,8 +122,16 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
     else if (descr == "<i8") dtype = kInt64;
     else throw IOError("load_npy: '" + name + "' has dtype '" + descr + "'; supported: <f4, <f8, <i8");
 
+    // The size check comes before the allocation, and is itself checked: (2^31, 2^31) of
+    // '<f4' is 2^64 bytes, which wraps to 0 in 64 bits and would match an empty payload.
     const std::size_t data_start = header_start + header_len;
-    const std::size_t expected = static_cast<std::size_t>(shape.numel()) * dtype_size(dtype);
+    std::size_t expected = 0;
+    try {
+        expected = checked_nbytes(shape, dtype_size(dtype), "load_npy");
+    } catch (const ShapeError&) {
+        throw IOError("load_npy: '" + name + "': shape " + shape.str() + " of " + descr +
+                      " is too large: its byte count overflows 64 bits");
+    }
     if (bytes.size() - data_start != expected)
         throw IOError("load_npy: '" + name + "': shape " + shape.str() + " of " + descr + " needs " +
                       std::to_string(expected) + " data bytes, the file has " + std::to_string(bytes.size() - data_start));

@@ -8,7 +8,9 @@
 // Supported: '<f4' (float32), '<f8' (float64), '<i8' (int64), C order; versions
 // 2.0/3.0 (4-byte header length) are read too. Everything is validated before
 // use — magic, version, header syntax, dtype, order, and that the data size is
-// exactly shape × itemsize — and failures throw IOError naming the file and the
+// exactly shape × itemsize, computed with overflow checks (a header claiming
+// (2^31, 2^31) of '<f4' is 2^64 bytes, which must not wrap to 0), all before
+// anything is allocated — and failures throw IOError naming the file and the
 // problem. Writes are atomic (write_file_atomic).
 #pragma once
 #include <string>

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -20,6 +21,20 @@
 #include "tensor/error.hpp"
 
 namespace attnlab {
+
+int parse_num_threads(const char* text) {
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE)
+        throw ValueError(std::string("num_threads: ATTNLAB_NUM_THREADS='") + text + "' is not an integer");
+    // 0 or -3 is a mistake, not a request for "as many as you like": say so, never clamp.
+    if (n < 1 || n > kMaxThreads)
+        throw ValueError(std::string("num_threads: ATTNLAB_NUM_THREADS='") + text + "' is out of range; it must be 1 to " +
+                         std::to_string(kMaxThreads));
+    return static_cast<int>(n);
+}
+
 namespace {
 
 // True while this thread is running a parallel_for body: nested calls run serially.
@@ -33,13 +48,7 @@ struct BodyScope {
 };
 
 int default_num_threads() {
-    if (const char* env = std::getenv("ATTNLAB_NUM_THREADS")) {
-        char* end = nullptr;
-        long n = std::strtol(env, &end, 10);
-        if (end == env || *end != '\0')
-            throw ValueError(std::string("num_threads: ATTNLAB_NUM_THREADS='") + env + "' is not an integer");
-        return static_cast<int>(std::clamp<long>(n, 1, 1024));
-    }
+    if (const char* env = std::getenv("ATTNLAB_NUM_THREADS")) return parse_num_threads(env);
     return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 

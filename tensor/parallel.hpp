@@ -35,9 +35,15 @@ namespace attnlab {
 void set_num_threads(int n);
 
 // The configured thread count. Default: the environment variable
-// ATTNLAB_NUM_THREADS if set (ValueError if it is not an integer), else
-// std::thread::hardware_concurrency(); clamped to at least 1.
+// ATTNLAB_NUM_THREADS if set (parsed by parse_num_threads), else
+// std::thread::hardware_concurrency() (at least 1).
 int num_threads();
+
+// The value of ATTNLAB_NUM_THREADS as a thread count: a whole number from 1 to
+// kMaxThreads. Anything else ("abc", "0", "-3", "4x") is a ValueError naming the
+// variable and the value; it is never clamped into range silently.
+inline constexpr int kMaxThreads = 1024;
+int parse_num_threads(const char* text);
 
 // Calls body(lo, hi) on disjoint chunks that exactly cover [begin, end), each
 // chunk at least `grain` long (grain < 1 counts as 1). Nothing happens if end <= begin.

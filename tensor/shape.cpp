@@ -38,11 +38,7 @@ void Shape::erase(std::int64_t pos) {
     --n_;
 }
 
-std::int64_t Shape::numel() const {
-    std::int64_t n = 1;
-    for (std::int64_t v : *this) n *= v;
-    return n;
-}
+std::int64_t Shape::numel() const { return checked_numel(*this, "numel"); }
 
 std::string Shape::str() const {
     std::string s = "[";
@@ -53,12 +49,35 @@ std::string Shape::str() const {
     return s + "]";
 }
 
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* op, const Shape& shape) {
+    std::int64_t product;
+    if (__builtin_mul_overflow(a, b, &product))
+        throw ShapeError(std::string(op) + ": shape " + shape.str() + " is too large: " + std::to_string(a) + " * " +
+                         std::to_string(b) + " overflows 64 bits");
+    return product;
+}
+
+std::int64_t checked_numel(const Shape& shape, const char* op) {
+    std::int64_t n = 1;
+    for (std::int64_t v : shape) {
+        if (v < 0) throw ShapeError(std::string(op) + ": negative size in shape " + shape.str());
+        n = checked_mul(n, v, op, shape);
+    }
+    return n;
+}
+
+std::size_t checked_nbytes(const Shape& shape, std::size_t itemsize, const char* op) {
+    return static_cast<std::size_t>(
+        checked_mul(checked_numel(shape, op), static_cast<std::int64_t>(itemsize), op, shape));
+}
+
 Shape contiguous_strides(const Shape& shape) {
     Shape strides = shape;
     std::int64_t s = 1;
     for (std::int64_t i = shape.size() - 1; i >= 0; --i) {
         strides[i] = s;
-        s *= shape[i];
+        // Checked even when numel is 0: [0, 2^40, 2^40] has a stride of 2^80.
+        if (i > 0) s = checked_mul(s, shape[i], "contiguous_strides", shape);
     }
     return strides;
 }
@@ -74,6 +93,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
             throw ShapeError(std::string(op) + ": shapes cannot be broadcast: " + a.str() + " and " + b.str());
         out.push_back(da == 1 ? db : da);
     }
+    checked_numel(out, op);  // [2^32, 1] with [1, 2^32] broadcasts to 2^64 elements
     return out;
 }
 

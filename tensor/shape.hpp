@@ -4,6 +4,12 @@
 // Shapes are created on every op, so they live inline (no heap allocation):
 // at most kMaxDims = 8 dimensions, which is more than attention ever needs
 // (B, H, T, T is four). Sizes and strides count elements, as in PyTorch.
+//
+// Overflow: a shape read from a file or typed by a user can be [2^31, 2^31] or
+// [8192, 2, 2^48]. Every product of sizes (numel, strides, byte counts) is
+// computed with checked arithmetic, and one that does not fit throws ShapeError
+// naming the op and the shape. Unchecked, the count wraps and a tensor of 2^62
+// elements gets 0 bytes of storage: every read is then a heap overflow.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -33,7 +39,7 @@ public:
     void insert(std::int64_t pos, std::int64_t v);
     void erase(std::int64_t pos);
 
-    std::int64_t numel() const;  // product of sizes; 1 for a scalar
+    std::int64_t numel() const;  // product of sizes; 1 for a scalar; ShapeError if it overflows
     std::vector<std::int64_t> vec() const { return {begin(), end()}; }
     std::string str() const;     // "[2, 3]"
 
@@ -49,7 +55,18 @@ private:
     int n_ = 0;
 };
 
-// Row-major (C order) strides for a shape: the last dimension is contiguous.
+// a * b, or ShapeError "<op>: shape <shape> ... overflows" if the product does not fit in int64.
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* op, const Shape& shape);
+
+// Product of the sizes, checked; throws ShapeError naming `op` and the shape on a
+// negative size or an overflow.
+std::int64_t checked_numel(const Shape& shape, const char* op);
+
+// Bytes of a contiguous tensor of `shape` with elements of `itemsize` bytes, checked
+// against int64 (so offsets in bytes stay representable); ShapeError naming `op`.
+std::size_t checked_nbytes(const Shape& shape, std::size_t itemsize, const char* op);
+
+// Row-major (C order) strides for a shape: the last dimension is contiguous (checked).
 Shape contiguous_strides(const Shape& shape);
 
 // NumPy broadcasting of two shapes; throws ShapeError naming `op` and both shapes.

@@ -25,7 +25,7 @@ bool Tensor::is_contiguous() const {
     for (std::int64_t i = dim() - 1; i >= 0; --i) {
         if (shape()[i] == 1) continue;
         if (strides()[i] != expected) return false;
-        expected *= shape()[i];
+        if (__builtin_mul_overflow(expected, shape()[i], &expected)) return false;  // [0, 2^40, 2^40]: no layout
     }
     return true;
 }
@@ -152,25 +152,35 @@ Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, s
     return Tensor(std::move(impl));
 }
 
-Tensor empty(const Shape& shape, DType dtype) {
+// Every tensor's memory comes from here. The byte count is checked before anything
+// is allocated, and a request the machine cannot meet is named, not a bare bad_alloc.
+static Tensor allocate(const Shape& shape, DType dtype, const char* op) {
     for (std::int64_t s : shape)
-        if (s < 0) throw ValueError("empty: negative size in shape " + shape.str());
+        if (s < 0) throw ValueError(std::string(op) + ": negative size in shape " + shape.str());
+    const std::size_t nbytes = checked_nbytes(shape, dtype_size(dtype), op);
     auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<Storage>(static_cast<std::size_t>(shape.numel()) * dtype_size(dtype));
-    impl->shape = shape;
     impl->strides = contiguous_strides(shape);
+    try {
+        impl->storage = std::make_shared<Storage>(nbytes);
+    } catch (const std::bad_alloc&) {
+        throw ShapeError(std::string(op) + ": cannot allocate " + std::to_string(nbytes) + " bytes for shape " +
+                         shape.str() + " of " + dtype_name(dtype) + " (out of memory)");
+    }
+    impl->shape = shape;
     impl->dtype = dtype;
     return Tensor(std::move(impl));
 }
 
+Tensor empty(const Shape& shape, DType dtype) { return allocate(shape, dtype, "empty"); }
+
 Tensor full(const Shape& shape, double value, DType dtype) {
-    Tensor t = empty(shape, dtype);
+    Tensor t = allocate(shape, dtype, "full");
     fill_(t, value);
     return t;
 }
 
 Tensor zeros(const Shape& shape, DType dtype) {
-    Tensor t = empty(shape, dtype);
+    Tensor t = allocate(shape, dtype, "zeros");
     std::memset(t.impl()->storage->data, 0, t.impl()->storage->nbytes);  // all-zero bits are 0.0 and 0
     return t;
 }

@@ -21,11 +21,11 @@ static Shape infer_size(const Shape& shape, std::int64_t numel, const char* op, 
         } else if (out[i] < 0) {
             throw ShapeError(std::string(op) + ": negative size in " + shape.str());
         } else {
-            known *= out[i];
+            known = checked_mul(known, out[i], op, shape);
         }
     }
     if (infer >= 0 && known != 0 && numel % known == 0) out[infer] = numel / known;
-    if (out.numel() != numel || (infer >= 0 && known == 0))
+    if ((infer >= 0 && known == 0) || out.numel() != numel)
         throw ShapeError(std::string(op) + ": shape " + shape.str() + " is invalid for input of shape " + from.str() +
                          " (" + std::to_string(numel) + " elements)");
     return out;
@@ -148,6 +148,7 @@ Tensor expand(const Tensor& x, const Shape& shape) {
         out_shape[i] = want;
         strides[i] = (j < 0 || have != want) ? 0 : x.strides()[j];  // stride 0 repeats the one element
     }
+    checked_numel(out_shape, "expand");  // no memory, but every later numel() must fit in int64
     Tensor out = make_view(x, out_shape, strides, x.offset());
     record(out, "expand", {x}, [from = x.shape()](const Tensor& g) -> Grads { return {sum_to(g, from)}; });
     return out;
@@ -163,8 +164,8 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
     start = std::clamp<std::int64_t>(start, 0, n);
     end = std::clamp<std::int64_t>(end, start, n);
     Shape shape = x.shape(), strides = x.strides();
-    shape[d] = (end - start + step - 1) / step;
-    strides[d] *= step;
+    shape[d] = end == start ? 0 : (end - start - 1) / step + 1;  // (not end - start + step - 1: step may be huge)
+    if (shape[d] > 1) strides[d] = checked_mul(strides[d], step, "slice", x.shape());
     Tensor out = make_view(x, shape, strides, x.offset() + start * x.strides()[d]);
     record(out, "slice", {x}, [d, start, end, step, from = x.shape()](const Tensor& g) -> Grads {
         Tensor gx = zeros(from, g.dtype());  // d slice/dx scatters g back into place
@@ -176,7 +177,7 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
 
 Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t length) {
     std::int64_t d = normalize_dim(dim, x.dim(), "narrow");
-    if (start < 0 || length < 0 || start + length > x.shape()[d])
+    if (start < 0 || length < 0 || start > x.shape()[d] || length > x.shape()[d] - start)  // no start + length: it may overflow
         throw ValueError("narrow: start " + std::to_string(start) + " + length " + std::to_string(length) +
                          " exceeds dim " + std::to_string(dim) + " of shape " + x.shape().str());
     return slice(x, d, start, start + length);
@@ -200,7 +201,7 @@ Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
     Shape shape;
     for (std::int64_t i = 0; i < s; ++i) shape.push_back(x.shape()[i]);
     std::int64_t merged = 1;
-    for (std::int64_t i = s; i <= e; ++i) merged *= x.shape()[i];
+    for (std::int64_t i = s; i <= e; ++i) merged = checked_mul(merged, x.shape()[i], "flatten", x.shape());
     shape.push_back(merged);
     for (std::int64_t i = e + 1; i < x.dim(); ++i) shape.push_back(x.shape()[i]);
     return reshape(x, shape);

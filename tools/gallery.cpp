@@ -156,10 +156,12 @@ const std::vector<KeyFigure> kKeyFigures = {
     {"data/phase5_reversal_attention.npy", "Phase 5: reversal alignment"},
 };
 
-plots::Matrix first_matrix(const Tensor& t) {
+// The first [T, T] matrix of the file at `path` (head 1 of [H, T, T]); errors name the file.
+plots::Matrix first_matrix(const Tensor& t, const std::string& path) {
     Tensor m = t;
-    while (m.dim() > 2) m = m.select(0, 0);  // [H, T, T] -> head 1
-    if (m.dim() != 2) throw ShapeError("gallery: expected a matrix, got " + t.shape().str());
+    while (m.dim() > 2 && m.size(0) > 0) m = m.select(0, 0);  // [H, T, T] -> head 1
+    if (m.dim() != 2 || m.numel() == 0)
+        throw ShapeError("gallery: '" + path + "' holds shape " + t.shape().str() + ", not a non-empty matrix");
     plots::Matrix out(static_cast<std::size_t>(m.size(0)));
     for (std::int64_t i = 0; i < m.size(0); ++i)
         for (std::int64_t j = 0; j < m.size(1); ++j) out[static_cast<std::size_t>(i)].push_back(m.at({i, j}));
@@ -203,7 +205,7 @@ int main(int argc, char** argv) {
             plots::HeatmapOptions o;
             o.title = k.title;
             o.vmin = 0, o.vmax = 1;
-            const plots::Matrix m = first_matrix(load_npy(path));
+            const plots::Matrix m = first_matrix(load_npy(path), path);
             read_labels(path, m, o);
             panels.push_back(plots::heatmap(m, o));
         }

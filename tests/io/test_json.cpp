@@ -3,12 +3,18 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 #include "tensor/fileio.hpp"
 #include "tensor/json.hpp"
+#include "tests/support/bad_input.hpp"
 
 using namespace attnlab;
+using attnlab::testing::fresh_dir;
+using attnlab::testing::thrown;
+using Catch::Contains;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -242,4 +248,43 @@ TEST_CASE("JSON files: save_json writes pretty text atomically, load_json reads 
     CHECK_THROWS_WITH(load_json("/nonexistent/metrics.json"), Catch::Contains("/nonexistent/metrics.json"));
     write_file_atomic(path, "{\"step\": 10,}");
     CHECK_THROWS_WITH(load_json(path), Catch::Contains(path) && Catch::Contains("byte 12"));
+}
+
+// ---- the bad-input catalogue: each case names the file and the offending value ----------
+
+TEST_CASE("JSON: 65 levels of nesting are refused at the limit", "[io][json][bad-input]") {
+    CHECK_THAT(thrown<JsonParseError>([] { parse_json(std::string(65, '[') + std::string(65, ']'), "deep.json"); }),
+               Contains("parse_json: 'deep.json': byte") && Contains("nesting deeper than 64 levels"));
+    CHECK(parse_json(std::string(64, '[') + std::string(64, ']')).is_array());
+}
+
+TEST_CASE("JSON: a duplicate key in a checkpoint-style header", "[io][json][bad-input]") {
+    CHECK_THAT(thrown<JsonParseError>([] { parse_json(R"({"w":1,"w":2})", "dup.json"); }),
+               Contains("'dup.json': byte 7: duplicate key \"w\""));
+}
+
+TEST_CASE("JSON: invalid UTF-8 in a metrics file names the path and the byte", "[io][json][bad-input]") {
+    const std::string path = fresh_dir("utf8") + "/metrics.json";
+    write_file_atomic(path, "{\"name\": \"caf\xE9\"}");
+    CHECK_THAT(thrown<JsonParseError>([&] { load_json(path); }), Contains(path) && Contains("byte 13") && Contains("invalid UTF-8"));
+}
+
+TEST_CASE("JSON: load_json on a directory", "[io][json][bad-input]") {
+    const std::string dir = fresh_dir("json_dir");
+    CHECK_THAT(thrown<IOError>([&] { load_json(dir); }), Contains("'" + dir + "' is a directory"));
+}
+
+TEST_CASE("JSON: an integer past int64 becomes a double, never wraps", "[io][json][bad-input]") {
+    const Json v = parse_json("99999999999999999999");
+    CHECK(v.type() == Json::Type::real);
+    CHECK(v.as_double() == 1e20);
+    CHECK_THAT(thrown<ValueError>([&] { v.as_int64(); }), Contains("1e+20"));
+}
+
+TEST_CASE("JSON: NaN cannot be written, so a metrics file never holds one", "[io][json][bad-input]") {
+    const std::string path = fresh_dir("nan") + "/metrics.json";
+    Json m = Json::object();
+    m["loss"] = std::nan("");
+    CHECK_THAT(thrown<ValueError>([&] { save_json(path, m); }), Contains("cannot write NaN"));
+    CHECK_FALSE(fs::exists(path));
 }

@@ -3,16 +3,23 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <limits>
 
 #include "nn/safetensors.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/ops.hpp"
+#include "tests/support/bad_input.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
 using attnlab::testing::bit_identical;
+using attnlab::testing::fresh_dir;
+using attnlab::testing::thrown;
+using Catch::Contains;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -282,4 +289,64 @@ TEST_CASE("safetensors refuses to write what it could not read back", "[io][safe
     CHECK_THROWS_AS(serialize_safetensors({{"a", t}}, {{"k", "\xC0\xAF"}}), ValueError);
     CHECK_THROWS_AS(save_safetensors(std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/io/never.safetensors", {{"", t}}), ValueError);
     CHECK_FALSE(std::ifstream(std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/io/never.safetensors").good());
+}
+
+// ---- the bad-input catalogue: each case names the file and the offending value ----------
+
+TEST_CASE("safetensors: shape [2^31, 2^31] of F32 with an empty byte range", "[io][safetensors][bad-input]") {
+    const std::string bytes =
+        file_with(R"({"w":{"dtype":"F32","shape":[2147483648,2147483648],"data_offsets":[0,0]}})");
+    CHECK_THAT(thrown<IOError>([&] { parse_safetensors(bytes, "wrap.safetensors"); }),
+               Contains("'wrap.safetensors': tensor 'w': shape [2147483648, 2147483648] is too large to address"));
+}
+
+TEST_CASE("safetensors: data_offsets past the end of the buffer", "[io][safetensors][bad-input]") {
+    const std::string bytes = file_with(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", "abcd");
+    CHECK_THAT(thrown<IOError>([&] { parse_safetensors(bytes, "short.safetensors"); }),
+               Contains("tensor 'w': data_offsets [0, 8] run past the end of the 4-byte buffer"));
+}
+
+TEST_CASE("safetensors: two tensors over the same bytes", "[io][safetensors][bad-input]") {
+    const std::string bytes = file_with(
+        R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+        "abcd");
+    CHECK_THAT(thrown<IOError>([&] { parse_safetensors(bytes, "alias.safetensors"); }),
+               Contains("tensors 'a' [0, 4] and 'b' [0, 4] overlap"));
+}
+
+TEST_CASE("safetensors: a dtype attnlab does not hold", "[io][safetensors][bad-input]") {
+    const std::string bytes = file_with(R"({"w":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})", "ab");
+    CHECK_THAT(thrown<IOError>([&] { parse_safetensors(bytes, "half.safetensors"); }),
+               Contains("tensor 'w': dtype \"F16\" is not supported"));
+}
+
+TEST_CASE("safetensors: a header length of 2^64 - 1", "[io][safetensors][bad-input]") {
+    CHECK_THAT(thrown<IOError>([] { parse_safetensors(std::string(8, '\xff') + "{}", "huge.safetensors"); }),
+               Contains("'huge.safetensors': declares a header of 18446744073709551615 bytes"));
+}
+
+TEST_CASE("safetensors: a directory given as the checkpoint", "[io][safetensors][bad-input]") {
+    const std::string dir = fresh_dir("adir");
+    CHECK_THAT(thrown<IOError>([&] { load_safetensors(dir); }), Contains("'" + dir + "' is a directory, not a regular file"));
+}
+
+TEST_CASE("safetensors: a FIFO given as the checkpoint does not hang", "[io][safetensors][bad-input]") {
+    const std::string fifo = fresh_dir("fifo") + "/model.safetensors";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THAT(thrown<IOError>([&] { load_safetensors(fifo); }), Contains("'" + fifo + "' is a FIFO"));
+}
+
+TEST_CASE("safetensors: /proc/self/status is read, then rejected as not a checkpoint", "[io][safetensors][bad-input]") {
+    // Its first 8 bytes, "Name:\tat", as a little-endian length are far past the limit.
+    CHECK_THAT(thrown<IOError>([] { load_safetensors("/proc/self/status"); }),
+               Contains("load_safetensors: '/proc/self/status': declares a header of") && Contains("more than the limit"));
+}
+
+TEST_CASE("safetensors: save over a symlink is refused", "[io][safetensors][bad-input]") {
+    const std::string dir = fresh_dir("symlink");
+    write_file_atomic(dir + "/elsewhere", "keep");
+    fs::create_symlink(dir + "/elsewhere", dir + "/model.safetensors");
+    CHECK_THAT(thrown<IOError>([&] { save_safetensors(dir + "/model.safetensors", {{"w", zeros({2})}}); }),
+               Contains("model.safetensors' is a symbolic link; refusing to replace it"));
+    CHECK(read_file(dir + "/elsewhere") == "keep");
 }

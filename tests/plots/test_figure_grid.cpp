@@ -52,7 +52,7 @@ TEST_CASE("figure_grid: one row by default, a title above, errors for no figures
 
 TEST_CASE("translate moves every kind of primitive, nested groups and clips included", "[plots][figure_grid]") {
     std::vector<Primitive> items;
-    Group inner{.clip = Box{1, 1, 2, 2}};
+    Group inner{.clip = Box{1, 1, 2, 2}, .items = {}};
     inner.add(Circle{.center = {1, 2}});
     items.push_back({Line{.from = {0, 0}, .to = {1, 1}}});
     items.push_back({Polygon{.points = {{0, 0}, {1, 0}, {0, 1}}}});

@@ -15,7 +15,10 @@
 using namespace attnlab::plots;
 
 TEST_CASE("every chart keeps every label and shape inside its figure", "[plots][layout]") {
-    for (const auto& [name, fig] : plots_test::every_chart()) {
+    for (const auto& chart : plots_test::every_chart()) {
+        // Variables, not a structured binding: the lambda below captures fig (clang 14 cannot).
+        const std::string& name = chart.first;
+        const Figure& fig = chart.second;
         INFO(name << " (" << fig.width << " x " << fig.height << ")");
         int texts = 0;
         for_each_text(fig.items, [&](const Text& t) {

@@ -76,7 +76,7 @@ TEST_CASE("fills are anti-aliased, blended and clipped", "[plots][raster]") {
         CHECK(int(im.at(10, 5).r) == Approx(128).margin(2));  // the joint: union, not double
     }
     SECTION("a clip group stops drawing at its edge") {
-        Group g{.clip = Box{0, 0, 10, 10}};
+        Group g{.clip = Box{0, 0, 10, 10}, .items = {}};
         g.add(Rect{.box = {0, 0, 20, 10}, .fill = rgb(0x000000)});
         f.add(std::move(g));
         Image im = render_raster(f);

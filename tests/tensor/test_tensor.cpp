@@ -131,6 +131,11 @@ TEST_CASE("the generator is deterministic and has the right moments", "[tensor][
 }
 
 TEST_CASE("large storage blocks are recycled, small ones are not", "[tensor][allocator]") {
+    if (kExactAllocation) {  // ASan builds: nothing is kept, so ASan sees every overflow
+        { Tensor big = empty({64 * 1024}); }
+        CHECK(cached_storage_bytes() == 0);
+        return;
+    }
     std::vector<Tensor> drain;  // earlier tests may have left 256 KiB blocks in the cache: take them out
     for (std::size_t c = cached_storage_bytes(); drain.push_back(empty({64 * 1024})), cached_storage_bytes() != c;)
         c = cached_storage_bytes();
