@@ -99,8 +99,8 @@ Values collect(const std::string& out_dir) {
 Values load_reference(const std::string& path) {
     const Json record = load_json(path);
     if (!record.is_object())
-        throw IOError("metrics_reference: '" + path + "' must hold one JSON object, not a " +
-                      json_type_name(record.type()));
+        throw IOError("metrics_reference: '" + path + "' must hold one JSON object (got " +
+                      json_type_name(record.type()) + ")");
     return Values(record.as_object().begin(), record.as_object().end());
 }
 
