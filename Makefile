@@ -110,12 +110,12 @@ test: $(TESTS) $(addprefix $(B)/,$(PHASE_PROGS))
 	$(TESTS) $(TEST_ARGS)
 
 ## check-metrics      after make all: every non-timing number in out/phaseN/metrics.json equals the reference
-check-metrics:
-	tools/metrics_reference.py check out tests/phases/metrics_reference.json
+check-metrics: $(B)/metrics_reference
+	$(B)/metrics_reference check out tests/phases/metrics_reference.json
 
 ## metrics-reference  after make all: record out/ as the reference (when a change is meant to move the numbers)
-metrics-reference:
-	tools/metrics_reference.py write out tests/phases/metrics_reference.json
+metrics-reference: $(B)/metrics_reference
+	$(B)/metrics_reference write out tests/phases/metrics_reference.json
 
 ## debug       build every program and the tests with -O0 -g3 into build/debug/ (for gdb)
 debug:
@@ -204,7 +204,7 @@ $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The command-line tests (tests/tools/) run the programs of the same configuration.
-$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt $(B)/gallery
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt $(B)/gallery $(B)/metrics_reference
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 

@@ -1,7 +1,7 @@
 // test_phase12.cpp — what phases 1 and 2 compute, through the functions they call:
 // the seeds' worked examples, the sqrt(d_k) experiment, the per-head profile, the
 // heads sweep and the figure composition. What metrics.json holds is checked against
-// what the phases recorded (tests/phases/test_phase_cli.cpp, tools/metrics_reference.py).
+// what the phases recorded (tests/phases/test_phase_cli.cpp, tools/metrics_reference.cpp).
 // (The trained-model parts check themselves: each phase compares its step-by-step
 // attention with the layer's own forward and stops if they differ by more than 1e-6.)
 #include <catch2/catch.hpp>

@@ -3,7 +3,7 @@
 // (exit status 2 and a message naming the flag and the value, before any work is done).
 // The good runs use tiny checkpoints trained here (d_model 16, 1 layer, 5 steps) and small
 // step counts, and write to a temporary --out; the defaults are checked against main's
-// numbers by tools/metrics_reference.py after make all.
+// numbers by build/metrics_reference (make check-metrics) after make all.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <unistd.h>
