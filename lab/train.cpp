@@ -67,7 +67,8 @@ public:
             case Task::causal: return from_lm(data::make_lm_batch(g, gen, config_.batch, config_.context));
             case Task::chars: return from_lm(data::make_char_lm_batch(train_tokens_, gen, config_.batch, config_.context));
             case Task::single_head:
-            case Task::multi_head: break;
+            case Task::multi_head:
+            case Task::qkv_head: break;
         }
         return from_mlm(data::make_mlm_batch(g, gen, config_.batch, config_.context, config_.mask_prob));
     }
@@ -131,6 +132,8 @@ nn::TransformerConfig model_config(const TrainConfig& c, std::int64_t vocab_size
     mc.d_model = c.d_model, mc.n_heads = c.n_heads, mc.n_layers = c.n_layers, mc.context = c.context;
     mc.causal = info(c.task).next_token && c.causal_mask;
     mc.window = c.window, mc.stride = c.stride;
+    mc.scaled = c.scaled, mc.dropout = c.dropout;
+    mc.qkv_only = c.task == Task::qkv_head;
     return mc;
 }
 
@@ -165,8 +168,8 @@ void validate(const TrainConfig& c) {
         throw ValueError(c.task == Task::chars ? "train: the char task needs a corpus file"
                                                : "train: a corpus ('" + c.corpus + "') trains the char task, not " +
                                                      info(c.task).cli);
-    if (c.task == Task::single_head && c.n_heads != 1)
-        throw ValueError("train: single-head has 1 head, not n_heads " + std::to_string(c.n_heads));
+    if ((c.task == Task::single_head || c.task == Task::qkv_head) && c.n_heads != 1)
+        throw ValueError(std::string("train: ") + info(c.task).cli + " has 1 head, not n_heads " + std::to_string(c.n_heads));
     if (c.stop_after < 0) throw ValueError("train: stop_after " + std::to_string(c.stop_after) + " is negative");
     // The vocabulary is the data's; the model's other limits are checked here, before any data is read.
     nn::TransformerConfig mc = model_config(c, 1);
@@ -180,8 +183,9 @@ TrainConfig standard_config(Task task) {
         case Task::causal: c.steps = 600, c.batch = 16; break;
         case Task::single_head:
         case Task::multi_head:
+        case Task::qkv_head:
             // Masked-token prediction learns from ~15% of the tokens only: bigger batches, more steps.
-            c.n_heads = task == Task::single_head ? 1 : 4;
+            c.n_heads = task == Task::multi_head ? 4 : 1;
             c.steps = 1000, c.batch = 32;
             break;
         case Task::chars: throw ValueError("standard_config: the char task has no standard model (it needs a corpus)");
@@ -261,6 +265,7 @@ TrainResult train(const TrainConfig& c) {
         nn::check_limits(mc, "train");
         model = std::make_unique<Transformer>(mc, c.seed);
     }
+    model->set_dropout_generator(&data_gen);
     nn::AdamW opt(model->named_parameters(), c.lr, 0.9, 0.999, 1e-8, c.weight_decay);
     if (!c.resume.empty()) {
         opt.load_state(resumed.optimizer_state);

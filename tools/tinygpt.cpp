@@ -31,6 +31,7 @@
 #include "lab/train.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/generate.hpp"
+#include "nn/transformer_spec.hpp"
 #include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 
@@ -48,7 +49,8 @@ const char* kUsage =
 
 const char* kTrainUsage =
     "usage: tinygpt train [options]\n"
-    "  --model causal|single-head|multi-head  task and model (default causal = TinyGPT)\n"
+    "  --model causal|single-head|multi-head|qkv-head  task and model (default causal = TinyGPT;\n"
+    "                    qkv-head: one head of W_Q, W_K, W_V only, no biases, no W_O)\n"
     "  --corpus FILE     train a causal model on the characters of a UTF-8 file instead\n"
     "  --steps N         optimizer steps (default: causal 600, masked-token models 1000)\n"
     "  --d-model D       model width (default 64, at most 4096)\n"
@@ -61,6 +63,13 @@ const char* kTrainUsage =
     "  --weight-decay X  AdamW's decoupled weight decay (default 0.01)\n"
     "  --clip X          gradient-norm limit (default 1)\n"
     "  --mask-prob P     masked-token models: share of words hidden (default 0.15)\n"
+    "  --mask M          which keys each query sees: causal (default for next-token models), none\n"
+    "                    (no mask: a next-token model then sees the answer), local:W (|i-j| <= W)\n"
+    "                    or strided:S (i-j divisible by S); local and strided keep the causal mask\n"
+    "                    of next-token models\n"
+    "  --unscaled        scores q.k without the 1/sqrt(d_k) (phase 1's experiment, trained)\n"
+    "  --dropout P       drop attention weights and residual branches with probability P in\n"
+    "                    training steps, P in [0, 1) (default 0; evaluation never drops)\n"
     "  --eval-every N    validate and write the checkpoint every N steps (default 100)\n"
     "  --seed S          seed for weights and data (default 0)\n"
     "  --out PATH        checkpoint to write (default out/checkpoints/<model>_model.safetensors;\n"
@@ -172,18 +181,53 @@ std::string describe_task(const lab::TrainConfig& c) {
     return c.task == Task::chars ? "characters of '" + c.corpus + "'" : lab::info(c.task).cli;
 }
 
+// Flags that set settings of the table other than by their text: --mask sets three, --unscaled is a switch.
+bool composite(const lab::RunSetting& s) { return s.flag == std::string_view("--mask") || s.flag == std::string_view("--unscaled"); }
+
+// --mask none|causal|local:W|strided:S -> causal_mask, window, stride.
+void apply_mask(lab::TrainConfig& c, const std::string& m) {
+    const bool next_token = lab::info(c.task).next_token;
+    const auto number = [&](std::string_view prefix, std::int64_t& field) {
+        const auto n = lab::parse_int64(std::string_view(m).substr(prefix.size()));
+        if (!n || *n < 1 || *n > nn::ModelLimits::max_context)
+            throw UsageError("--mask " + m + ": " + std::string(prefix) + (prefix == "local:" ? "W" : "S") + " needs an integer in [1, " +
+                             std::to_string(nn::ModelLimits::max_context) + "]");
+        field = *n;
+    };
+    c.window = c.stride = 0;
+    if (m == "none") {
+        c.causal_mask = false;
+    } else if (m == "causal") {
+        if (!next_token)
+            throw UsageError(std::string("--mask causal: ") + lab::info(c.task).cli +
+                             " predicts hidden words from both sides; the causal mask is for next-token models");
+        c.causal_mask = true;
+    } else if (m.starts_with("local:")) {
+        number("local:", c.window);
+    } else if (m.starts_with("strided:")) {
+        number("strided:", c.stride);
+    } else {
+        throw UsageError("--mask needs none, causal, local:W or strided:S, got '" + m + "'");
+    }
+}
+
 // The settings given as flags, applied to c (ValueError from the table -> a usage error).
 lab::TrainConfig with_flags(lab::TrainConfig c, const Args& a) {
     for (const lab::RunSetting& s : lab::run_settings()) {
-        if (!*s.flag || !a.has(s.flag)) continue;
+        if (!*s.flag || !a.has(s.flag) || composite(s)) continue;
         try {
             lab::set_setting(c, s, a.str(s.flag), s.flag);
         } catch (const ValueError& e) {
             throw UsageError(e.what());
         }
     }
+    if (a.has("--mask")) apply_mask(c, a.str("--mask"));
+    if (a.has("--unscaled")) c.scaled = false;
     return c;
 }
+
+// "--lr 0.01", "--unscaled": how the user gave a flag, for messages.
+std::string as_given(const Args& a, const std::string& flag) { return flag == "--unscaled" ? flag : flag + " " + a.str(flag); }
 
 // --resume CKPT: the stored run, with --steps, --out and --corpus the only flags that may differ.
 lab::TrainConfig resumed_config(const Args& a) {
@@ -201,7 +245,7 @@ lab::TrainConfig resumed_config(const Args& a) {
         }
     }
     for (const lab::Difference& d : lab::differences(stored.config, asked))
-        throw UsageError(d.flag + " " + a.str(d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
+        throw UsageError(as_given(a, d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
                          d.stored + " (with --resume only --steps may change)");
     if (a.has("--corpus")) {
         if (c.task != Task::chars) throw UsageError("--corpus: '" + path + "' is a " + lab::info(c.task).cli + " model of the grammar, not of a corpus");
@@ -372,7 +416,8 @@ int cmd_eval(const Args& a) {
 std::vector<std::string> train_flags() {
     std::vector<std::string> flags{"--model", "--corpus", "--out", "--resume"};
     for (const lab::RunSetting& s : lab::run_settings())
-        if (*s.flag) flags.push_back(s.flag);
+        if (*s.flag && s.flag != std::string_view("--unscaled") && std::find(flags.begin(), flags.end(), s.flag) == flags.end())
+            flags.push_back(s.flag);
     return flags;
 }
 
@@ -390,7 +435,7 @@ int main(int argc, char** argv) {
             std::fputs(kUsage, stdout);
             return 0;
         }
-        if (cmd == "train") return cmd_train(Args(argc, argv, 2, train_flags(), {}));
+        if (cmd == "train") return cmd_train(Args(argc, argv, 2, train_flags(), {"--unscaled"}));
         if (cmd == "generate")
             return cmd_generate(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--tokens", "--temperature", "--top-k", "--seed"},
                                      {"--no-kv-cache"}));

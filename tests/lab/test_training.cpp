@@ -221,15 +221,79 @@ TEST_CASE("training refuses what it cannot do before allocating, naming the sett
     }
 }
 
+TEST_CASE("the seeds' knobs change training: unscaled scores, masks, dropout, the bias-free head", "[lab][train]") {
+    const TrainConfig base = tiny(Task::causal, 12);
+    const TrainResult plain = train(base);
+
+    TrainConfig unscaled = base;
+    unscaled.scaled = false;
+    CHECK_FALSE(same_curve(train(unscaled).curve, plain.curve));
+
+    // Dropout 0 is no dropout, bit for bit (it draws nothing from the data stream either).
+    TrainConfig zero = base;
+    zero.dropout = 0.0;
+    CHECK(same_curve(train(zero).curve, plain.curve));
+    TrainConfig dropped = base;
+    dropped.dropout = 0.2;
+    const TrainResult d = train(dropped);
+    CHECK_FALSE(same_curve(d.curve, plain.curve));
+    // ... in training only: evaluation of the trained model is deterministic.
+    d.model->train();  // train() leaves it in train mode; evaluate switches to eval itself
+    CHECK(evaluate(*d.model, Task::causal, 4, 2).loss == evaluate(*d.model, Task::causal, 4, 2).loss);
+
+    // A local window of 3 in a causal model: query i sees keys i-3..i only.
+    TrainConfig local = base;
+    local.window = 3;
+    const TrainResult l = train(local);
+    CHECK_FALSE(same_curve(l.curve, plain.curve));
+    const nn::Mask m = l.model->attention_mask(8, 8);
+    for (std::int64_t i = 0; i < 8; ++i)
+        for (std::int64_t j = 0; j < 8; ++j) {
+            INFO("query " << i << ", key " << j);
+            CHECK((m.allowed().at({i, j}) == 1) == (j <= i && i - j <= 3));
+        }
+
+    // The bias-free single head: W_Q, W_K, W_V of d_model² each, nothing else in attention.
+    TrainConfig qkv = tiny(Task::qkv_head, 6);
+    qkv.n_heads = 1;
+    const TrainResult q = train(qkv);
+    std::int64_t attention = 0;
+    std::vector<std::string> names;
+    for (const auto& p : q.model->named_parameters())
+        if (p.name.starts_with("blocks.0.attn.")) attention += p.tensor.numel(), names.push_back(p.name);
+    CHECK(attention == 3 * 16 * 16);
+    CHECK(names == std::vector<std::string>{"blocks.0.attn.w_q.weight", "blocks.0.attn.w_k.weight", "blocks.0.attn.w_v.weight"});
+    CHECK(q.final_eval.loss < q.curve.front().loss);
+}
+
+TEST_CASE("a run with dropout, the unscaled head and a mask resumes bit for bit", "[lab][train][checkpoint]") {
+    for (Task task : {Task::causal, Task::qkv_head}) {
+        INFO("task " << info(task).cli);
+        TrainConfig whole = tiny(task, 20);
+        whole.dropout = 0.1, whole.scaled = false, whole.window = 4;
+        if (task == Task::qkv_head) whole.n_heads = 1;
+        const TrainResult uninterrupted = train(whole);
+        const std::string out = tmp(std::string("resume_knobs_") + info(task).model_name + ".safetensors");
+        run_until(whole, 10, out);
+        TrainConfig second = whole;
+        second.resume = second.out = out;
+        const TrainResult rest = train(second);
+        CHECK(same_curve(rest.curve, std::vector<TrainPoint>(uninterrupted.curve.begin() + 10, uninterrupted.curve.end())));
+        TrainConfig other = whole;
+        other.dropout = 0.2, other.resume = out, other.out = "";
+        CHECK_THROWS_WITH(train(other), Catch::Contains("dropout is 0.1 in the checkpoint but 0.2 was asked"));
+    }
+}
+
 TEST_CASE("a task has one spelling of each kind, in one table", "[lab][task]") {
-    for (Task t : {Task::causal, Task::single_head, Task::multi_head, Task::chars}) {
+    for (Task t : {Task::causal, Task::single_head, Task::multi_head, Task::qkv_head, Task::chars}) {
         INFO(info(t).kind);
         CHECK(task_from_kind(info(t).kind) == t);
         CHECK(task_from_model_name(info(t).model_name) == t);
         if (*info(t).cli) CHECK(task_from_cli(info(t).cli) == t);
     }
-    CHECK(cli_choices() == "causal, single-head or multi-head");
-    CHECK_THROWS_WITH(task_from_cli("char"), Catch::Contains("unknown model 'char' (expected causal, single-head or multi-head)"));
+    CHECK(cli_choices() == "causal, single-head, multi-head or qkv-head");
+    CHECK_THROWS_WITH(task_from_cli("char"), Catch::Contains("unknown model 'char' (expected causal, single-head, multi-head or qkv-head)"));
     CHECK_THROWS_WITH(task_from_kind("single_head"), Catch::Contains("unknown checkpoint kind 'single_head'"));
     CHECK(standard_config(Task::single_head).n_heads == 1);
     CHECK_THROWS_AS(standard_config(Task::chars), ValueError);
