@@ -364,6 +364,7 @@ TrainResult train(const TrainConfig& c) {
     result.vocab = source.vocab();
     result.task = c.task;
     result.start_step = start_step;
+    model->set_dropout_generator(nullptr);  // data_gen ends here; the caller sets its own to train on
     result.model = std::move(model);
     return result;
 }

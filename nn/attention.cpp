@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "nn/flash_attention.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::nn {
@@ -12,7 +13,7 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
     if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2 || q.size(-1) != k.size(-1) || k.size(-2) != v.size(-2))
         throw ShapeError("scaled_dot_product_attention: expected q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v]; got q " +
                          q.shape().str() + ", k " + k.shape().str() + ", v " + v.shape().str());
-    const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
+    const double s = attention_scale("scaled_dot_product_attention", q.size(-1), scale);
     Tensor scores = matmul(q, k.mT()) * s;        // [..., Tq, Tk]: score_ij = q_i · k_j, scaled
     Tensor weights = softmax(mask.apply(scores), -1);  // blocked pairs -> −∞ -> weight exactly 0
     return {matmul(weights, v), weights};          // output_i = Σ_j weight_ij v_j
@@ -60,6 +61,22 @@ MultiHeadAttention::MultiHeadAttention(std::int64_t d_model_, std::int64_t n_hea
     if (!qkv_only) register_module("w_o", w_o);
 }
 
+const char* attention_path_name(AttentionPath p) {
+    switch (p) {
+        case AttentionPath::composed: return "composed";
+        case AttentionPath::fused: return "fused";
+        default: return "none";
+    }
+}
+
+AttentionPathChoice MultiHeadAttention::choose_path(bool weights_wanted) const {
+    if (trace_ && trace_->enabled) return {AttentionPath::composed, "the attention trace is enabled: it records the weights"};
+    if (is_training() && dropout > 0)
+        return {AttentionPath::composed, "dropout in training drops attention weights, which the fused kernel never forms"};
+    if (weights_wanted) return {AttentionPath::composed, "forward() returns the weights"};
+    return {AttentionPath::fused, "forward_output(): nobody asked for the weights"};
+}
+
 void MultiHeadAttention::set_head_mask(const std::vector<bool>& enabled) {
     if (static_cast<std::int64_t>(enabled.size()) != n_heads)
         throw ValueError("set_head_mask: " + std::to_string(enabled.size()) + " flags for " + std::to_string(n_heads) + " heads");
@@ -69,6 +86,16 @@ void MultiHeadAttention::set_head_mask(const std::vector<bool>& enabled) {
 
 AttentionResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                             const Mask& mask, KVCache* cache) {
+    return attend(query, key, value, mask, cache, true);
+}
+
+Tensor MultiHeadAttention::forward_output(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask,
+                                          KVCache* cache) {
+    return attend(query, key, value, mask, cache, false).output;
+}
+
+AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask,
+                                           KVCache* cache, bool weights_wanted) {
     if (query.dim() != 3 || key.dim() != 3 || value.dim() != 3 || key.size(0) != query.size(0) ||
         value.size(0) != query.size(0) || key.size(1) != value.size(1))
         throw ShapeError("MultiHeadAttention: expected query [B, Tq, d_model], key [B, Tk, kdim], value [B, Tk, vdim]; got " +
@@ -86,8 +113,11 @@ AttentionResult MultiHeadAttention::forward(const Tensor& query, const Tensor& k
         }
         cache->k = k.detach(), cache->v = v.detach();
     }
-    // 2. attend in every head at once
-    AttentionResult heads = scaled_dot_product_attention(q, k, v, mask, scale);  // output [B, H, Tq, d_k]
+    // 2. attend in every head at once: output [B, H, Tq, d_k]
+    last_path_ = choose_path(weights_wanted);
+    AttentionResult heads = last_path_.path == AttentionPath::fused
+                                ? AttentionResult{flash_attention(q, k, v, mask, scale), Tensor()}
+                                : scaled_dot_product_attention(q, k, v, mask, scale);
     if (trace_) trace_->record(layer_, heads.weights);
     if (is_training() && dropout > 0) {  // mix the values with the surviving weights instead
         if (!dropout_gen) throw ValueError("MultiHeadAttention: dropout " + std::to_string(dropout) + " in training needs dropout_gen");

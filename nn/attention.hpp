@@ -59,6 +59,23 @@ public:
     Linear w_q, w_k, w_v;
 };
 
+// Which kernel a MultiHeadAttention forward ran, and why (PyTorch users cannot
+// tell which SDPA path ran; here the layer says).
+enum class AttentionPath { none, composed, fused };
+struct AttentionPathChoice {
+    AttentionPath path = AttentionPath::none;  // none: no forward yet
+    const char* reason = "no forward has run yet";
+};
+const char* attention_path_name(AttentionPath p);  // "composed", "fused", "none"
+
+// The seed's layer, run by one of two kernels that compute the same function:
+//   composed  scaled_dot_product_attention: forms the [B, H, Tq, Tk] weights, so it
+//             can return them; taken whenever someone asks for the weights.
+//   fused     flash_attention (nn/flash_attention.hpp): O(T) memory, no weights;
+//             taken otherwise (training steps, generation without a trace).
+// Who asks: the caller, by calling forward(), which returns the weights (a caller
+// that needs only the output calls forward_output(), as a transformer Block does),
+// and the attention trace, while it is enabled.
 class MultiHeadAttention : public Module {
 public:
     // kdim / vdim: widths of the key / value inputs (0 = d_model). 4·d² + 4·d parameters when both are d.
@@ -68,17 +85,26 @@ public:
                        Generator& gen = default_generator(), bool qkv_only = false);
 
     // query [B, Tq, d_model], key [B, Tk, kdim], value [B, Tk, vdim] -> output [B, Tq, d_model],
-    // weights [B, H, Tq, Tk]. With a cache, key/value are the new positions only; the cache
+    // weights [B, H, Tq, Tk] (the composed path). With a cache, key/value are the new positions only; the cache
     // supplies the earlier ones and is extended.
     AttentionResult forward(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask = Mask(),
                             KVCache* cache = nullptr);
     AttentionResult forward(const Tensor& x, const Mask& mask = Mask(), KVCache* cache = nullptr) {
         return forward(x, x, x, mask, cache);
     }
+    // The output alone, [B, Tq, d_model]: the fused path, unless the trace is recording.
+    Tensor forward_output(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask = Mask(),
+                          KVCache* cache = nullptr);
+    Tensor forward_output(const Tensor& x, const Mask& mask = Mask(), KVCache* cache = nullptr) {
+        return forward_output(x, x, x, mask, cache);
+    }
 
     // Switch heads off (their output is zeroed before W_O), for the pruning experiment.
     void set_head_mask(const std::vector<bool>& enabled);
     void set_trace(AttentionTrace* trace, std::size_t layer) { trace_ = trace, layer_ = layer; }
+
+    // Which path the last forward took and why.
+    const AttentionPathChoice& last_path() const { return last_path_; }
 
     std::int64_t d_model, n_heads, d_k;
     bool qkv_only;
@@ -90,6 +116,10 @@ public:
     Generator* dropout_gen = nullptr;
 
 private:
+    AttentionPathChoice choose_path(bool weights_wanted) const;
+    AttentionResult attend(const Tensor& query, const Tensor& key, const Tensor& value, const Mask& mask, KVCache* cache,
+                           bool weights_wanted);
+    AttentionPathChoice last_path_;
     Tensor head_mask_;  // [1, H, 1, 1] of 0/1, undefined = all heads on
     AttentionTrace* trace_ = nullptr;
     std::size_t layer_ = 0;

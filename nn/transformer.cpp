@@ -19,7 +19,7 @@ Block::Block(const TransformerConfig& c, Generator& gen)
 Tensor Block::forward(const Tensor& x, const Mask& mask, KVCache* cache) {
     // Residual dropout (train mode): each branch's output, before it joins the stream.
     auto drop = [&](const Tensor& t) { return is_training() && dropout > 0 ? nn::dropout(t, dropout, *dropout_gen) : t; };
-    Tensor h = x + drop(attn.forward(ln1.forward(x), mask, cache).output);  // tokens exchange information
+    Tensor h = x + drop(attn.forward_output(ln1.forward(x), mask, cache));  // tokens exchange information
     return h + drop(mlp.forward(ln2.forward(h)));                          // each token computes on its own
 }
 

@@ -12,7 +12,7 @@
 //   6. the learned alignment: an anti-diagonal
 //   7. attention vs none: the bottleneck grows with the source length
 //   8. scoring functions and 9. softmax vs sparsemax vs top-k, on the same task
-//  10. the cost of attention: quadratic in T
+//  10. the cost of attention: quadratic in T; 11. the fused path (phase5_fused_attention.hpp)
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -21,6 +21,7 @@
 #include "nn/attention.hpp"
 #include "nn/attention_cost.hpp"
 #include "nn/seq2seq_experiment.hpp"
+#include "phases/phase5_fused_attention.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -269,6 +270,8 @@ int main() {
     P::save(P::line_chart({core, proj}, {.title = "Cost of self-attention (this machine, 1 thread)",
                                          .x_title = "sequence length T", .y_title = "forward time (ms)", .log_x = true,
                                          .log_y = true, .fit_slope = true}), kOut + "/attention_cost");
+
+    metrics["fused_attention"] = phase5::fused_attention_section(kOut);  // 11. the fused path
 
     metrics["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     save_json(kOut + "/metrics.json", metrics);

@@ -1,6 +1,7 @@
 // allocator.cpp — see allocator.hpp.
 #include "tensor/allocator.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -31,10 +32,20 @@ Cache& cache() {
     return c;
 }
 
+std::atomic<std::size_t> in_use{0}, peak{0};
+
+void count_allocation(std::size_t size) {
+    const std::size_t now = in_use.fetch_add(size, std::memory_order_relaxed) + size;
+    std::size_t p = peak.load(std::memory_order_relaxed);
+    while (now > p && !peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
+    }
+}
+
 }  // namespace
 
 void* allocate_storage(std::size_t bytes) {
     const std::size_t size = rounded(bytes ? bytes : 1);
+    count_allocation(size);
     if (size >= kCacheFromBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -51,6 +62,7 @@ void* allocate_storage(std::size_t bytes) {
 
 void release_storage(void* p, std::size_t bytes) {
     const std::size_t size = rounded(bytes ? bytes : 1);
+    in_use.fetch_sub(size, std::memory_order_relaxed);
     if (size >= kCacheFromBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -68,5 +80,9 @@ std::size_t cached_storage_bytes() {
     std::lock_guard<std::mutex> lock(c.mutex);
     return c.bytes;
 }
+
+std::size_t storage_bytes_in_use() { return in_use.load(std::memory_order_relaxed); }
+std::size_t peak_storage_bytes_in_use() { return peak.load(std::memory_order_relaxed); }
+void reset_peak_storage_bytes() { peak.store(in_use.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 }  // namespace attnlab

@@ -19,4 +19,20 @@ void* allocate_storage(std::size_t bytes);
 void release_storage(void* p, std::size_t bytes);
 std::size_t cached_storage_bytes();  // held for reuse right now (for tests)
 
+// Read-only counters for benchmarks that report the memory an op needed: bytes of
+// tensor storage handed out and not yet released (rounded sizes; blocks held in
+// the cache are not in use), and the most there has been since the last reset.
+std::size_t storage_bytes_in_use();
+std::size_t peak_storage_bytes_in_use();
+void reset_peak_storage_bytes();  // peak := in use now
+
+// Peak bytes of tensor storage fn() allocates beyond what was in use before it.
+template <typename F>
+double peak_extra_storage_bytes(F&& fn) {
+    const std::size_t before = storage_bytes_in_use();
+    reset_peak_storage_bytes();
+    fn();
+    return static_cast<double>(peak_storage_bytes_in_use() - before);
+}
+
 }  // namespace attnlab

@@ -47,16 +47,17 @@ const char* kUsage =
     "  generate   continue a prompt with a trained causal model (KV-cached)\n"
     "  eval       per-token loss of a prompt; dump logits and attention as .npy\n";
 
-const char* kTrainUsage =
+using Limits = nn::ModelLimits;
+const std::string kTrainUsage =
     "usage: tinygpt train [options]\n"
     "  --model causal|single-head|multi-head|qkv-head  task and model (default causal = TinyGPT;\n"
     "                    qkv-head: one head of W_Q, W_K, W_V only, no biases, no W_O)\n"
     "  --corpus FILE     train a causal model on the characters of a UTF-8 file instead\n"
     "  --steps N         optimizer steps (default: causal 600, masked-token models 1000)\n"
-    "  --d-model D       model width (default 64, at most 4096)\n"
+    "  --d-model D       model width (default 64, at most " + std::to_string(Limits::max_d_model) + ")\n"
     "  --heads H         attention heads (default 4; single-head has 1)\n"
-    "  --layers L        transformer blocks (default 2, at most 64)\n"
-    "  --context T       tokens per row, the model's context (default 32, at most 8192)\n"
+    "  --layers L        transformer blocks (default 2, at most " + std::to_string(Limits::max_layers) + ")\n"
+    "  --context T       tokens per row, the model's context (default 32, at most " + std::to_string(Limits::max_context) + ")\n"
     "  --batch B         rows per batch (default: causal 16, masked-token models 32)\n"
     "  --lr X            peak learning rate, AdamW with warm-up + cosine (default 0.003)\n"
     "  --warmup N        warm-up steps (default 100)\n"
@@ -429,7 +430,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string cmd = argv[1];
-    const char* usage = cmd == "train" ? kTrainUsage : cmd == "generate" ? kGenerateUsage : cmd == "eval" ? kEvalUsage : kUsage;
+    const char* usage = cmd == "train" ? kTrainUsage.c_str() : cmd == "generate" ? kGenerateUsage : cmd == "eval" ? kEvalUsage : kUsage;
     try {
         if (cmd == "--help" || cmd == "-h") {
             std::fputs(kUsage, stdout);

@@ -240,6 +240,17 @@ TEST_CASE("the seeds' knobs change training: unscaled scores, masks, dropout, th
     // ... in training only: evaluation of the trained model is deterministic.
     d.model->train();  // train() leaves it in train mode; evaluate switches to eval itself
     CHECK(evaluate(*d.model, Task::causal, 4, 2).loss == evaluate(*d.model, Task::causal, 4, 2).loss);
+    // The fused kernel forms no weights to drop: a training step with dropout runs the composed one, and says why.
+    const Tensor ids = zeros({1, 4}, kInt64);
+    CHECK_THROWS_WITH(d.model->forward(ids), Catch::Contains("needs set_dropout_generator"));
+    Generator gen(3);
+    d.model->set_dropout_generator(&gen);
+    d.model->forward(ids);
+    CHECK(d.model->blocks[0]->attn.last_path().path == nn::AttentionPath::composed);
+    CHECK_THAT(d.model->blocks[0]->attn.last_path().reason, Catch::Contains("dropout"));
+    d.model->eval();
+    d.model->forward(ids);
+    CHECK(d.model->blocks[0]->attn.last_path().path == nn::AttentionPath::fused);
 
     // A local window of 3 in a causal model: query i sees keys i-3..i only.
     TrainConfig local = base;

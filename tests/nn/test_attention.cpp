@@ -4,6 +4,7 @@
 
 #include "tests/support/gradcheck_helpers.hpp"
 #include "nn/attention.hpp"
+#include "nn/transformer.hpp"
 #include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
@@ -178,4 +179,58 @@ TEST_CASE("the attention trace records every layer's weights", "[nn][attention][
     REQUIRE(trace.layers.size() == 2);
     CHECK(trace.layers[1].shape() == Shape{1, 2, 3, 3});
     CHECK(bit_identical(trace.layers[1], rb.weights));
+}
+
+TEST_CASE("MultiHeadAttention takes the fused path unless someone asks for the weights", "[nn][attention][mha][flash]") {
+    Generator g(21);
+    MultiHeadAttention mha(16, 4, 0, 0, g);
+    CHECK(mha.last_path().path == AttentionPath::none);
+    Tensor x = randn({2, 9, 16}, kFloat32, g).requires_grad_();
+    const Mask mask = Mask::causal(9) & Mask::padding({9, 5}, 9);
+
+    AttentionResult composed = mha.forward(x, mask);  // forward returns the weights
+    CHECK(mha.last_path().path == AttentionPath::composed);
+    CHECK_THAT(mha.last_path().reason, Catch::Contains("returns the weights"));
+    REQUIRE(composed.weights.defined());
+    composed.output.sum().backward();
+    const Tensor dx_composed = x.grad(), dwq_composed = mha.w_q.weight.grad();
+
+    x.zero_grad(), mha.zero_grad();
+    const Tensor fused = mha.forward_output(x, mask);
+    CHECK(mha.last_path().path == AttentionPath::fused);
+    CHECK(std::string(attention_path_name(mha.last_path().path)) == "fused");
+    CHECK_THAT(fused, IsCloseTo(composed.output, 1e-6, 1e-5));
+    fused.sum().backward();
+    CHECK_THAT(x.grad(), IsCloseTo(dx_composed, 1e-6, 1e-5));
+    CHECK_THAT(mha.w_q.weight.grad(), IsCloseTo(dwq_composed, 1e-6, 1e-5));
+
+    SECTION("an enabled trace asks for the weights too") {
+        AttentionTrace trace;
+        mha.set_trace(&trace, 0);
+        mha.forward_output(x, mask);
+        CHECK(mha.last_path().path == AttentionPath::fused);
+        CHECK_THAT(mha.last_path().reason, Catch::Contains("nobody asked"));
+        trace.enabled = true;
+        mha.forward_output(x, mask);
+        CHECK(mha.last_path().path == AttentionPath::composed);
+        CHECK_THAT(mha.last_path().reason, Catch::Contains("trace"));
+        CHECK(trace.layers.at(0).defined());
+    }
+}
+
+TEST_CASE("a Transformer trains on the fused path and traces on the composed one", "[nn][attention][flash]") {
+    TransformerConfig c;
+    c.vocab_size = 11, c.d_model = 16, c.n_heads = 2, c.n_layers = 2, c.context = 8;
+    Transformer model(c, 3);
+    Tensor ids = from_vector(std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}, {1, 8});
+    const Tensor fused = model.forward(ids);
+    for (const auto& b : model.blocks) CHECK(b->attn.last_path().path == AttentionPath::fused);
+    model.trace().enabled = true;
+    const Tensor traced = model.forward(ids);
+    for (const auto& b : model.blocks) CHECK(b->attn.last_path().path == AttentionPath::composed);
+    CHECK_THAT(fused, IsCloseTo(traced, 1e-5, 1e-5));
+    // phase 2 calls a block's layer directly and reads its weights
+    model.trace().enabled = false;
+    CHECK(model.blocks[0]->attn.forward(randn({1, 4, 16})).weights.defined());
+    CHECK(model.blocks[0]->attn.last_path().path == AttentionPath::composed);
 }

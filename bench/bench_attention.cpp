@@ -1,0 +1,132 @@
+// bench_attention.cpp — attention's two paths, time and memory against T.
+//
+//   W3   forward, B 1, H 8, d_k 64, no grad:
+//          attn_fwd_T{T}       composed: softmax(q kᵀ/√d_k) v via scaled_dot_product_attention
+//          flash_fwd_T{T}      fused: flash_attention (nn/flash_attention.hpp)
+//   W3b  forward + backward of the same, q, k, v requiring grad, upstream gradient fixed:
+//          attn_fwd_bwd_T{T}   flash_fwd_bwd_T{T}
+//
+// Each line: median ms per call (min..max over 7 repetitions after warm-up; nn::time_median,
+// the loop torch_peer.py uses), GFLOP/s against the model's flops (forward 4·T²·d_k·H: q kᵀ
+// and weights·v; forward + backward 3× that: the backward's dq, dk, dv, dweights), and the
+// peak extra bytes of tensor storage one call needed beyond its inputs, measured with the
+// allocator's counters (tensor/allocator.hpp; the fused kernel's scratch is tensors too),
+// and the median process CPU time per call (cpu_ms: steadier than wall time on a shared
+// machine; at 2 threads it is both threads' time added up).
+// The two paths run back to back for each T, so a busy machine slows both alike.
+//
+// Usage: build/bench_attention [--threads N] [--max-t T] [--composed-max-t T] [--reps N]
+//   --max-t           largest T (default 4096; T runs 64, 128, ... up to it)
+//   --composed-max-t  largest T for the composed path (default 4096 forward; its
+//                     forward + backward stops one step earlier: > 3 GB at T 4096)
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "autograd/node.hpp"
+#include "nn/attention.hpp"
+#include "nn/attention_cost.hpp"
+#include "nn/flash_attention.hpp"
+#include "tensor/allocator.hpp"
+#include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+constexpr std::int64_t H = 8, d_k = 64;
+
+// Median process CPU time of one call (all threads together), over `reps` calls. On a
+// shared machine wall time also counts the time other jobs held the core; CPU time
+// does not, so it is the steadier number to compare across runs.
+template <typename F>
+double cpu_ms_median(F&& fn, int reps) {
+    auto now = [] {
+        timespec t{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+    };
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        const double t0 = now();
+        fn();
+        ms.push_back(now() - t0);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+template <typename F>
+void measure(const std::string& name, F&& fn, int reps, double rep_s, double flops) {
+    const nn::Timing t = nn::time_median(fn, reps, rep_s);
+    const double bytes = peak_extra_storage_bytes(fn), cpu = cpu_ms_median(fn, reps);
+    std::printf("%s: %.4f ms (%.4f..%.4f)  GFLOPs=%.1f  peak_extra_MB=%.2f  cpu_ms=%.4f  cpu_GFLOPs=%.1f\n", name.c_str(),
+                t.median_ms, t.min_ms, t.max_ms, flops / (t.median_ms * 1e6), bytes / (1 << 20), cpu, flops / (cpu * 1e6));
+    std::fflush(stdout);
+}
+
+int usage(const char* argv0, int code) {
+    std::fprintf(code ? stderr : stdout, "usage: %s [--threads N] [--max-t T] [--composed-max-t T] [--reps N]\n", argv0);
+    return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int threads = 1, reps = 7;
+    std::int64_t max_t = 4096, composed_max_t = 4096;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto number = [&](long long lo) -> long long {
+            if (i + 1 >= argc) return lo - 1;
+            try {
+                std::size_t used = 0;
+                const long long n = std::stoll(argv[++i], &used);
+                return used == std::string(argv[i]).size() ? n : lo - 1;
+            } catch (const std::exception&) {
+                return lo - 1;
+            }
+        };
+        long long n = 0;
+        if (a == "--help" || a == "-h") return usage(argv[0], 0);
+        if (a == "--threads" && (n = number(1)) >= 1) threads = static_cast<int>(n);
+        else if (a == "--max-t" && (n = number(1)) >= 1) max_t = n;
+        else if (a == "--composed-max-t" && (n = number(0)) >= 0) composed_max_t = n;
+        else if (a == "--reps" && (n = number(1)) >= 1) reps = static_cast<int>(n);
+        else {
+            std::fprintf(stderr, "bench_attention: bad argument '%s' (or its value)\n", a.c_str());
+            return usage(argv[0], 2);
+        }
+    }
+    set_num_threads(threads);
+    std::printf("# attnlab bench_attention threads=%d B=1 H=%lld d_k=%lld\n", threads, static_cast<long long>(H),
+                static_cast<long long>(d_k));
+    for (std::int64_t T = 64; T <= max_t; T *= 2) {
+        manual_seed(0);
+        const Tensor q = randn({1, H, T, d_k}), k = randn({1, H, T, d_k}), v = randn({1, H, T, d_k}), g = randn({1, H, T, d_k});
+        const double fwd_flops = 4.0 * double(T) * double(T) * d_k * H;
+        const double rep_s = T >= 1024 ? 0.0 : 0.15;  // big T: one call per repetition
+        {
+            NoGradGuard no_grad;
+            auto composed = [&] { nn::scaled_dot_product_attention(q, k, v); };
+            auto fused = [&] { nn::flash_attention(q, k, v); };
+            if (T <= composed_max_t) measure("attn_fwd_T" + std::to_string(T), composed, reps, rep_s, fwd_flops);
+            measure("flash_fwd_T" + std::to_string(T), fused, reps, rep_s, fwd_flops);
+        }
+        Tensor qg = q.detach().requires_grad_(), kg = k.detach().requires_grad_(), vg = v.detach().requires_grad_();
+        auto step = [&](auto attend) {
+            return [&, attend] {
+                qg.zero_grad(), kg.zero_grad(), vg.zero_grad();
+                attend().backward(g);
+            };
+        };
+        auto composed = step([&] { return nn::scaled_dot_product_attention(qg, kg, vg).output; });
+        auto fused = step([&] { return nn::flash_attention(qg, kg, vg); });
+        if (T < composed_max_t) measure("attn_fwd_bwd_T" + std::to_string(T), composed, reps, rep_s, 3 * fwd_flops);
+        measure("flash_fwd_bwd_T" + std::to_string(T), fused, reps, rep_s, 3 * fwd_flops);
+    }
+    return 0;
+}

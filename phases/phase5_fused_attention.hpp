@@ -1,0 +1,125 @@
+// phase5_fused_attention.hpp — phase 5's cost section, part two: the fused path.
+//
+// The composed path (section 10) forms the T×T scores and weights; flash_attention
+// (nn/flash_attention.hpp) computes the same output block by block with an online
+// softmax and never does. This section measures both against T — time and the peak
+// tensor bytes one call allocates (tensor/allocator.hpp's counters) — fits the
+// exponents on log–log axes, and draws the online softmax of one query row: the
+// running max and sum as key blocks arrive, and the row's weights rebuilt from the
+// kernel's log-sum-exp beside the composed path's weights.
+//
+// fused_attention_section(out_dir) writes out_dir/fused_attention_cost.{svg,png} and
+// out_dir/online_softmax.{svg,png} and returns the numbers for metrics.json.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "autograd/node.hpp"
+#include "nn/attention.hpp"
+#include "nn/attention_cost.hpp"
+#include "nn/flash_attention.hpp"
+#include "plots/compose.hpp"
+#include "plots/line_chart.hpp"
+#include "plots/save.hpp"
+#include "tensor/allocator.hpp"
+#include "tensor/json.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::phase5 {
+
+inline Json fused_attention_section(const std::string& out_dir) {
+    namespace P = attnlab::plots;
+    Json result = Json::object();
+
+    // ---- time and memory against T, B 1, H 8, d_k 64, no grad ------------------------
+    std::printf("\n11. The fused path: flash_attention against the composed path (B 1, H 8, d_k 64, no grad)\n"
+                "   %6s %12s %12s %14s %14s\n", "T", "composed ms", "fused ms", "composed MiB", "fused MiB");
+    P::Series t_comp{.name = "composed (scores, weights)"}, t_fused{.name = "fused (flash_attention)"};
+    P::Series m_comp{.name = "composed"}, m_fused{.name = "fused"};
+    Json rows = Json::object();
+    for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) {
+        manual_seed(0);
+        const Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64});
+        NoGradGuard no_grad;
+        auto composed = [&] { nn::scaled_dot_product_attention(q, k, v); };
+        auto fused = [&] { nn::flash_attention(q, k, v); };
+        const double rep_s = T >= 1024 ? 0.0 : 0.1;
+        const nn::Timing tc = nn::time_median(composed, 5, rep_s), tf = nn::time_median(fused, 5, rep_s);
+        const double bc = peak_extra_storage_bytes(composed), bf = peak_extra_storage_bytes(fused);
+        std::printf("   %6lld %12.3f %12.3f %14.2f %14.2f\n", static_cast<long long>(T), tc.median_ms, tf.median_ms, bc / (1 << 20),
+                    bf / (1 << 20));
+        const auto x = static_cast<double>(T);
+        t_comp.x.push_back(x), t_comp.y.push_back(tc.median_ms), t_fused.x.push_back(x), t_fused.y.push_back(tf.median_ms);
+        m_comp.x.push_back(x), m_comp.y.push_back(bc / (1 << 20)), m_fused.x.push_back(x), m_fused.y.push_back(bf / (1 << 20));
+        rows[std::to_string(T)] = Json::Object{{"composed_ms", tc.median_ms}, {"fused_ms", tf.median_ms},
+                                               {"composed_peak_bytes", bc}, {"fused_peak_bytes", bf}};
+    }
+    const double e_tc = P::fit_power_law(t_comp.x, t_comp.y).slope, e_tf = P::fit_power_law(t_fused.x, t_fused.y).slope;
+    const double e_mc = P::fit_power_law(m_comp.x, m_comp.y).slope, e_mf = P::fit_power_law(m_fused.x, m_fused.y).slope;
+    std::printf("   fitted exponents: time composed %.2f, fused %.2f; memory composed %.2f (T²), fused %.2f (T)\n", e_tc, e_tf, e_mc, e_mf);
+    result["by_T"] = rows;
+    result["time_exponent"] = Json::Object{{"composed", e_tc}, {"fused", e_tf}};
+    result["memory_exponent"] = Json::Object{{"composed", e_mc}, {"fused", e_mf}};
+    P::save(P::hstack({P::line_chart({t_comp, t_fused}, {.title = "Forward time (1 thread)", .x_title = "sequence length T",
+                                                        .y_title = "ms per call", .log_x = true, .log_y = true, .fit_slope = true,
+                                                        .plot_width = 300}),
+                       P::line_chart({m_comp, m_fused}, {.title = "Peak extra memory, measured", .x_title = "sequence length T",
+                                                        .y_title = "MiB allocated by one call", .log_x = true, .log_y = true,
+                                                        .fit_slope = true, .plot_width = 300})},
+                      "Composed vs fused attention, B 1, H 8, d_k 64"),
+            out_dir + "/fused_attention_cost");
+
+    // ---- the online softmax of one query row -----------------------------------------
+    // 64 keys in blocks of 8 (the kernel's blocks are kFlashKeyBlock = 256 keys; small
+    // blocks show more steps). After block b: m = the largest score so far, l = Σ exp(s − m)
+    // over the keys so far, rescaled by exp(m_old − m_new) whenever m moves; m + log l is
+    // the log-sum-exp of the keys so far and ends at the kernel's lse.
+    constexpr std::int64_t Tk = 64, block = 8;
+    Generator gen(11);
+    const Tensor q = randn({1, 1, 16}, kFloat32, gen), k = randn({1, Tk, 16}, kFloat32, gen), v = randn({1, Tk, 16}, kFloat32, gen);
+    const double scale = 1.0 / 4.0;
+    const nn::FlashAttentionResult fused = nn::flash_attention_with_lse(q, k, v);
+    const nn::AttentionResult composed = nn::scaled_dot_product_attention(q, k, v);
+    const std::vector<double> s = (matmul(q, k.mT()) * scale).reshape({Tk}).to_vector<double>();
+    P::Series run_m{.name = "running max m"}, run_lse{.name = "m + log l (log-sum-exp so far)"}, run_l{.name = "running sum l"};
+    double m = -std::numeric_limits<double>::infinity(), l = 0;
+    for (std::int64_t j0 = 0; j0 < Tk; j0 += block) {
+        const double m_new = std::max(m, *std::max_element(s.begin() + j0, s.begin() + j0 + block));
+        l *= std::exp(m - m_new);  // 0 on the first block (m = −inf): nothing to rescale yet
+        for (std::int64_t j = j0; j < j0 + block; ++j) l += std::exp(s[static_cast<std::size_t>(j)] - m_new);
+        m = m_new;
+        const auto seen = static_cast<double>(j0 + block);
+        run_m.x.push_back(seen), run_m.y.push_back(m), run_lse.x.push_back(seen), run_lse.y.push_back(m + std::log(l));
+        run_l.x.push_back(seen), run_l.y.push_back(l);
+    }
+    const double lse = fused.lse.item();
+    P::Series w_comp{.name = "composed: softmax row", .markers = false}, w_fused{.name = "fused: exp(s - lse)", .markers = false, .dashed = true};
+    double max_diff = 0;
+    const std::vector<double> wc = composed.weights.reshape({Tk}).to_vector<double>();
+    for (std::int64_t j = 0; j < Tk; ++j) {
+        const double rebuilt = std::exp(s[static_cast<std::size_t>(j)] - lse);
+        max_diff = std::max(max_diff, std::abs(rebuilt - wc[static_cast<std::size_t>(j)]));
+        w_comp.x.push_back(static_cast<double>(j)), w_comp.y.push_back(wc[static_cast<std::size_t>(j)]);
+        w_fused.x.push_back(static_cast<double>(j)), w_fused.y.push_back(rebuilt);
+    }
+    const double out_diff = max(abs(fused.output - composed.output)).item();
+    std::printf("   online softmax, one row of %lld keys in blocks of %lld: final m + log l = %.6f, kernel lse = %.6f\n"
+                "   weights rebuilt as exp(s - lse) vs the composed softmax: max |difference| = %.2e; outputs: %.2e\n",
+                static_cast<long long>(Tk), static_cast<long long>(block), m + std::log(l), lse, max_diff, out_diff);
+    result["online_softmax"] = Json::Object{{"keys", Tk}, {"block", block}, {"final_running_lse", m + std::log(l)}, {"kernel_lse", lse},
+                                            {"max_abs_diff_weights", max_diff}, {"max_abs_diff_output", out_diff}};
+    P::save(P::hstack({P::line_chart({run_m, run_lse}, {.title = "Running max and log-sum-exp", .x_title = "keys seen",
+                                                        .y_title = "scaled score", .plot_width = 260, .plot_height = 200}),
+                       P::line_chart({run_l}, {.title = "Running sum l (relative to m)", .x_title = "keys seen",
+                                               .y_title = "sum of exp(s - m)", .plot_width = 260, .plot_height = 200}),
+                       P::line_chart({w_comp, w_fused}, {.title = "Weights of the row", .x_title = "key j", .y_title = "weight",
+                                                         .plot_width = 300, .plot_height = 200})},
+                      "Online softmax of one query row, blocks of 8 keys"),
+            out_dir + "/online_softmax");
+    return result;
+}
+
+}  // namespace attnlab::phase5

@@ -1,0 +1,214 @@
+// test_flash_attention.cpp — the fused kernel against the composed formula.
+//
+// scaled_dot_product_attention (nn/attention.cpp) is the reference: for every mask
+// the fused path must give the same output and the same dq, dk, dv (float32 within
+// 1e-5 relative), pass float64 gradcheck, and give the same bits at 1 and 2 threads.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+
+#include "nn/attention.hpp"
+#include "nn/flash_attention.hpp"
+#include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
+#include "tests/support/gradcheck_helpers.hpp"
+#include "tests/support/tensor_matchers.hpp"
+
+using namespace attnlab;
+using namespace attnlab::nn;
+using attnlab::testing::bit_identical;
+using attnlab::testing::IsCloseTo;
+
+namespace {
+
+struct Grads3 {
+    Tensor out, dq, dk, dv;
+};
+
+// Output and input gradients of `attend` for the upstream gradient g.
+template <typename F>
+Grads3 run(F attend, const Tensor& q0, const Tensor& k0, const Tensor& v0, const Tensor& g) {
+    Tensor q = q0.detach().requires_grad_(), k = k0.detach().requires_grad_(), v = v0.detach().requires_grad_();
+    Tensor out = attend(q, k, v);
+    (out * g).sum().backward();
+    return {out.detach(), q.grad(), k.grad(), v.grad()};
+}
+
+// |fused − composed| ≤ 1e-5·|composed| + 1e-6·max(max|composed|, 1): relative, with a floor
+// of a millionth of the tensor's scale (at least 1: the inputs are O(1)) for entries that cancel to 0.
+void check_same(const Tensor& fused, const Tensor& composed, const char* what) {
+    INFO(what);
+    const double scale = composed.numel() ? max(abs(composed)).item() : 0.0;
+    CHECK_THAT(fused, IsCloseTo(composed, 1e-6 * std::max(scale, 1.0), 1e-5));
+}
+
+void compare(const Shape& qs, const Shape& ks, std::int64_t d_v, const Mask& mask, std::uint64_t seed) {
+    Generator gen(seed);
+    Tensor q = randn(qs, kFloat32, gen), k = randn(ks, kFloat32, gen);
+    Shape vs = ks;
+    vs[vs.size() - 1] = d_v;
+    Tensor v = randn(vs, kFloat32, gen);
+    Shape os = qs;
+    os[os.size() - 1] = d_v;
+    Tensor g = randn(os, kFloat32, gen);
+    Grads3 f = run([&](const Tensor& a, const Tensor& b, const Tensor& c) { return flash_attention(a, b, c, mask); }, q, k, v, g);
+    Grads3 c = run([&](const Tensor& a, const Tensor& b, const Tensor& cc) { return scaled_dot_product_attention(a, b, cc, mask).output; },
+                   q, k, v, g);
+    check_same(f.out, c.out, "output");
+    check_same(f.dq, c.dq, "dq");
+    check_same(f.dk, c.dk, "dk");
+    check_same(f.dv, c.dv, "dv");
+}
+
+// Every mask of nn/mask.hpp for Tq queries against Tk keys, batch B.
+std::vector<std::pair<std::string, Mask>> masks(std::int64_t B, std::int64_t Tq, std::int64_t Tk) {
+    std::vector<std::int64_t> lengths;
+    for (std::int64_t b = 0; b < B; ++b) lengths.push_back(b == B - 1 ? 0 : std::max<std::int64_t>(1, Tk - 3 * b));  // the last: all padding
+    std::vector<float> rows(static_cast<std::size_t>(Tq * Tk), 1.0f);  // rows 0 and Tq − 1 fully blocked
+    for (std::int64_t j = 0; j < Tk; ++j) rows[static_cast<std::size_t>(j)] = rows[static_cast<std::size_t>((Tq - 1) * Tk + j)] = 0.0f;
+    return {{"none", Mask()},
+            {"causal", Mask::causal(Tq, Tk)},
+            {"padding", Mask::padding(lengths, Tk)},
+            {"local", Mask::local(Tq, Tk, 5)},
+            {"strided", Mask::strided(Tq, Tk, 3)},
+            {"causal & padding & local", Mask::causal(Tq, Tk) & Mask::padding(lengths, Tk) & Mask::local(Tq, Tk, 40)},
+            {"fully masked rows", Mask::from_allowed(from_vector(rows, {Tq, Tk}))},
+            {"additive causal", Mask::from_additive(Mask::causal(Tq, Tk).additive())}};
+}
+
+bool all_finite(const Tensor& t) {
+    for (float x : t.to_vector<float>())
+        if (!std::isfinite(x)) return false;
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("flash attention equals the composed path: output and dq, dk, dv, every mask", "[nn][flash]") {
+    std::uint64_t seed = 1;
+    for (std::int64_t T : {1, 2, 7, 63, 64, 65, 127, 513}) {
+        for (std::int64_t d_k : {8, 16, 64}) {
+            const std::int64_t B = T > 200 ? 1 : 2, H = 2;  // batch · heads > 1 throughout
+            const std::int64_t mask_B = T > 200 ? 1 : B;
+            for (const auto& [name, mask] : masks(mask_B, T, T)) {
+                INFO("T " << T << ", d_k " << d_k << ", mask " << name);
+                compare({B, H, T, d_k}, {B, H, T, d_k}, d_k, mask, seed++);
+            }
+        }
+    }
+}
+
+TEST_CASE("flash attention with Tq != Tk: cross-attention and cached decoding", "[nn][flash]") {
+    std::uint64_t seed = 100;
+    for (std::int64_t Tk : {1, 7, 65, 300}) {
+        for (std::int64_t Tq : {1, 3, 64, 70}) {
+            if (Tq > Tk) continue;  // the offset masks put the queries at the end of the keys
+            for (const auto& [name, mask] : masks(2, Tq, Tk)) {
+                INFO("Tq " << Tq << ", Tk " << Tk << ", mask " << name);
+                compare({2, 3, Tq, 16}, {2, 3, Tk, 16}, 8, mask, seed++);  // d_v ≠ d_k too
+            }
+        }
+    }
+    SECTION("cross-attention with more queries than keys, padded keys, 3-d inputs") {
+        compare({2, 70, 8}, {2, 5, 8}, 8, Mask::padding({5, 2}, 5), 7);
+        compare({2, 70, 8}, {2, 5, 8}, 8, Mask(), 8);
+    }
+}
+
+TEST_CASE("flash attention: float64 gradcheck with each mask", "[nn][flash][gradcheck]") {
+    Generator gen(5);
+    const std::int64_t T = 6;
+    for (const auto& [name, mask] : masks(2, T, T)) {
+        INFO("mask " << name);
+        std::vector<Tensor> xs = {attnlab::testing::grad_input(gen, {2, 2, T, 4}), attnlab::testing::grad_input(gen, {2, 2, T, 4}),
+                                  attnlab::testing::grad_input(gen, {2, 2, T, 3})};
+        attnlab::testing::check_gradients([&](const std::vector<Tensor>& x) { return flash_attention(x[0], x[1], x[2], mask); }, xs);
+    }
+    SECTION("cached decoding: 2 queries against 9 keys, causal with offset") {
+        std::vector<Tensor> xs = {attnlab::testing::grad_input(gen, {1, 2, 2, 4}), attnlab::testing::grad_input(gen, {1, 2, 9, 4}),
+                                  attnlab::testing::grad_input(gen, {1, 2, 9, 4})};
+        attnlab::testing::check_gradients(
+            [&](const std::vector<Tensor>& x) { return flash_attention(x[0], x[1], x[2], Mask::causal(2, 9), 0.7); }, xs);
+    }
+}
+
+TEST_CASE("flash attention: a fully masked row gives zero output and zero gradient", "[nn][flash][mask]") {
+    Generator gen(3);
+    Tensor q = randn({1, 1, 3, 4}, kFloat32, gen).requires_grad_(), k = randn({1, 1, 3, 4}, kFloat32, gen).requires_grad_();
+    Tensor v = randn({1, 1, 3, 4}, kFloat32, gen).requires_grad_();
+    const Mask m = Mask::from_allowed(tensor({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}}));  // row 0 sees nothing
+    FlashAttentionResult r = flash_attention_with_lse(q, k, v, m);
+    CHECK_THAT(r.output.select(2, 0), IsCloseTo(zeros({1, 1, 4}), 0.0));
+    CHECK(r.lse.at({0, 0, 0}) == -std::numeric_limits<double>::infinity());
+    r.output.sum().backward();
+    CHECK_THAT(q.grad().select(2, 0), IsCloseTo(zeros({1, 1, 4}), 0.0));
+    CHECK_THAT(k.grad().select(2, 2), IsCloseTo(zeros({1, 1, 4}), 0.0));  // key 2 is visible to nobody
+    CHECK_THAT(v.grad().select(2, 2), IsCloseTo(zeros({1, 1, 4}), 0.0));
+}
+
+TEST_CASE("flash attention: lse is each row's log-sum-exp of the scaled scores", "[nn][flash]") {
+    Generator gen(4);
+    Tensor q = randn({2, 70, 8}, kFloat32, gen), k = randn({2, 300, 8}, kFloat32, gen), v = randn({2, 300, 8}, kFloat32, gen);
+    FlashAttentionResult r = flash_attention_with_lse(q, k, v, Mask(), 0.5);
+    Tensor scores = matmul(q, k.mT()) * 0.5;  // [2, 70, 300]
+    Tensor m = max(scores, -1, true).values;
+    Tensor lse = (m + log(sum(exp(scores - m), -1, true))).squeeze(-1);
+    CHECK_THAT(r.lse, IsCloseTo(lse, 1e-5, 1e-6));
+}
+
+TEST_CASE("flash attention skips the key blocks a mask blocks entirely", "[nn][flash][mask]") {
+    // Causal, T 2·kFlashKeyBlock: the second key block lies above the diagonal for the
+    // first kFlashKeyBlock queries. Poison it with NaN: the composed path multiplies the
+    // NaNs by weight 0 and gets NaN; the fused path never reads the block.
+    const std::int64_t T = 2 * kFlashKeyBlock;
+    Generator gen(6);
+    Tensor q = randn({1, T, 8}, kFloat32, gen), k = randn({1, T, 8}, kFloat32, gen), v = randn({1, T, 8}, kFloat32, gen);
+    copy_(v.narrow(1, kFlashKeyBlock, kFlashKeyBlock), full({1, kFlashKeyBlock, 8}, std::nan("")));
+    Tensor fused = flash_attention(q, k, v, Mask::causal(T)).narrow(1, 0, kFlashKeyBlock);
+    CHECK(all_finite(fused));
+    CHECK_FALSE(all_finite(scaled_dot_product_attention(q, k, v, Mask::causal(T)).output.narrow(1, 0, kFlashKeyBlock)));
+}
+
+TEST_CASE("flash attention: the same bits at 1 and 2 threads", "[nn][flash][threads]") {
+    const int before = num_threads();
+    Generator gen(8);
+    struct Case {
+        Shape q, k;
+        Mask mask;
+    };
+    const std::vector<Case> cases = {{{2, 3, 300, 16}, {2, 3, 300, 16}, Mask::causal(300)},
+                                     {{1, 1, 700, 32}, {1, 1, 700, 32}, Mask()},  // one head: many query blocks, one backward task
+                                     {{2, 2, 65, 64}, {2, 2, 513, 64}, Mask::padding({400, 513}, 513)}};
+    for (const Case& c : cases) {
+        Tensor q = randn(c.q, kFloat32, gen), k = randn(c.k, kFloat32, gen), v = randn(c.k, kFloat32, gen);
+        Tensor g = randn(c.q, kFloat32, gen);
+        auto attend = [&](const Tensor& a, const Tensor& b, const Tensor& cc) { return flash_attention(a, b, cc, c.mask); };
+        set_num_threads(1);
+        Grads3 one = run(attend, q, k, v, g);
+        set_num_threads(2);
+        Grads3 two = run(attend, q, k, v, g);
+        INFO("q " << c.q.str() << ", k " << c.k.str());
+        CHECK(bit_identical(one.out, two.out));
+        CHECK(bit_identical(one.dq, two.dq));
+        CHECK(bit_identical(one.dk, two.dk));
+        CHECK(bit_identical(one.dv, two.dv));
+    }
+    set_num_threads(before);
+}
+
+TEST_CASE("attention scale and shapes: named errors on both paths", "[nn][flash][errors]") {
+    Tensor q = randn({1, 2, 4}), k = randn({1, 3, 4}), v = randn({1, 3, 4});
+    for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(), -1.0}) {
+        INFO("scale " << bad);
+        CHECK_THROWS_WITH(flash_attention(q, k, v, Mask(), bad), Catch::Contains("flash_attention") && Catch::Contains("scale"));
+        CHECK_THROWS_WITH(scaled_dot_product_attention(q, k, v, Mask(), bad),
+                          Catch::Contains("scaled_dot_product_attention") && Catch::Contains("scale"));
+    }
+    CHECK_THROWS_WITH(flash_attention(q, randn({1, 3, 5}), v), Catch::Contains("flash_attention") && Catch::Contains("[1, 3, 5]"));
+    CHECK_THROWS_WITH(flash_attention(q, randn({2, 3, 4}), randn({2, 3, 4})), Catch::Contains("same batch dims"));
+    CHECK_THROWS_WITH(flash_attention(q, k, v, Mask::causal(5)), Catch::Contains("mask [5, 5]") && Catch::Contains("[1, 2, 3]"));
+    CHECK_THROWS_WITH(flash_attention(q, k, v.to(kFloat64)), Catch::Contains("dtype"));
+    CHECK_THROWS_WITH(flash_attention(q, k, v, tensor({{0, 0, -1e9}, {0, 0, 0}})), Catch::Contains("-inf"));
+    // 0 is a valid scale: uniform weights over the allowed keys, on both paths
+    CHECK_THAT(flash_attention(q, k, v, Mask(), 0.0), IsCloseTo(scaled_dot_product_attention(q, k, v, Mask(), 0.0).output, 1e-6));
+}
