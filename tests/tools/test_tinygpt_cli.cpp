@@ -129,7 +129,7 @@ TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
         {"flag twice", {"train", "--steps", "5", "--steps", "6"}, 2, "--steps is given twice"},
         {"steps 0", {"train", "--steps", "0"}, 2, "--steps needs an integer in [1, 1000000000], got '0'"},
         {"steps not a number", {"train", "--steps", "12x"}, 2, "--steps needs an integer in [1, 1000000000], got '12x'"},
-        {"unknown model", {"train", "--model", "gpt5"}, 2, "--model must be causal, single-head or multi-head, got 'gpt5'"},
+        {"unknown model", {"train", "--model", "gpt5"}, 2, "--model must be causal, single-head, multi-head or qkv-head, got 'gpt5'"},
         {"lr nan", {"train", "--lr", "nan"}, 2, "--lr needs a number >= 0, got 'nan'"},
         {"lr negative", {"train", "--lr", "-1"}, 2, "--lr needs a number >= 0, got '-1'"},
         {"mask prob above 1", {"train", "--mask-prob", "1.5"}, 2, "--mask-prob needs a number in (0, 1], got '1.5'"},
@@ -141,6 +141,51 @@ TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
         {"generate: tokens 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--tokens", "0"}, 2, "--tokens needs an integer >= 1, got '0'"},
         {"generate: top-k -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-k", "-1"}, 2, "--top-k needs an integer >= 0, got '-1'"},
     });
+}
+
+TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "[tools][tinygpt][cli]") {
+    make_fixtures();
+    const auto meta = [](const std::string& path) { return nn::load_checkpoint(path).metadata; };
+    const std::string local = at("local.safetensors"), none = at("nomask.safetensors"), strided = at("strided.safetensors");
+    const std::string knobs = at("knobs.safetensors"), qkv = at("qkv.safetensors");
+    run_cases({
+        {"--mask local:3", tiny_train({"--mask", "local:3", "--out", local}), 0, "wrote"},
+        {"--mask none", tiny_train({"--mask", "none", "--out", none}), 0, "wrote"},
+        {"--mask strided:2", tiny_train({"--mask", "strided:2", "--out", strided}), 0, "wrote"},
+        {"--unscaled --dropout 0.1 and the schedule knobs",
+         tiny_train({"--unscaled", "--dropout", "0.1", "--weight-decay", "0.05", "--clip", "0.5", "--out", knobs}), 0, "wrote"},
+        {"--model qkv-head --mask-prob 0.3",
+         {"train", "--model", "qkv-head", "--steps", "4", "--d-model", "16", "--layers", "1", "--context", "8", "--batch", "2",
+          "--eval-every", "2", "--mask-prob", "0.3", "--out", qkv}, 0, "wrote"},
+        {"--mask bogus", {"train", "--mask", "bogus"}, 2, "--mask needs none, causal, local:W or strided:S, got 'bogus'"},
+        {"--mask local:0", {"train", "--mask", "local:0"}, 2, "--mask local:0: local:W needs an integer in [1, 8192]"},
+        {"--mask local:x", {"train", "--mask", "local:x"}, 2, "local:W needs an integer"},
+        {"--mask strided:-2", {"train", "--mask", "strided:-2"}, 2, "strided:S needs an integer in [1, 8192]"},
+        {"--mask causal on a masked-token model", {"train", "--model", "multi-head", "--mask", "causal"}, 2, "the causal mask is for next-token models"},
+        {"--dropout 1", {"train", "--dropout", "1"}, 2, "--dropout needs a number in [0, 1), got '1'"},
+        {"--dropout -0.1", {"train", "--dropout", "-0.1"}, 2, "--dropout needs a number in [0, 1), got '-0.1'"},
+        {"--unscaled takes no value", {"train", "--unscaled", "yes"}, 2, "unknown option 'yes'"},
+        {"--warmup -1", {"train", "--warmup", "-1"}, 2, "--warmup needs an integer in [0, 1000000000], got '-1'"},
+        {"--weight-decay x", {"train", "--weight-decay", "x"}, 2, "--weight-decay needs a number >= 0, got 'x'"},
+        {"qkv-head with 2 heads", {"train", "--model", "qkv-head", "--heads", "2"}, 2, "qkv-head has 1 head, not n_heads 2"},
+        {"--mask contradicts on resume", {"train", "--resume", local, "--steps", "6", "--mask", "local:4"}, 2, "trained with window 3"},
+        {"--unscaled contradicts on resume", {"train", "--resume", local, "--steps", "6", "--unscaled"}, 2, "--unscaled contradicts"},
+        {"--dropout contradicts on resume", {"train", "--resume", knobs, "--steps", "6", "--dropout", "0"}, 2, "trained with dropout 0.1"},
+        {"a resumed run keeps its knobs", {"train", "--resume", knobs, "--steps", "6"}, 0, "resuming"},
+    });
+    // What each flag set is what the checkpoint's run (and model) records.
+    CHECK(meta(local).at("window") == "3");
+    CHECK(meta(local).at("causal") == "true");  // local:W keeps a next-token model causal
+    CHECK(meta(none).at("causal") == "false");
+    CHECK(meta(strided).at("stride") == "2");
+    CHECK(meta(knobs).at("scaled") == "false");
+    CHECK(meta(knobs).at("dropout") == "0.10000000000000001");
+    CHECK(meta(knobs).at("weight_decay") == "0.05");
+    CHECK(meta(knobs).at("step") == "6");
+    CHECK(meta(qkv).at("kind") == "qkv-head");
+    CHECK(meta(qkv).at("qkv_only") == "true");
+    CHECK(meta(qkv).at("mask_prob") == "0.3");
+    CHECK_FALSE(nn::load_checkpoint(qkv).model->named_parameters().empty());
 }
 
 TEST_CASE("tinygpt: limits shared by trainer and loader, header bombs (issue §2)", "[tools][tinygpt][cli]") {
