@@ -58,6 +58,7 @@ const std::vector<RunSetting>& run_settings() {
         {"stride", "--mask", &TrainConfig::stride, 0, double(L::max_context)},
         {"scaled", "--unscaled", &TrainConfig::scaled, 0, 0, false, false, true},
         {"dropout", "--dropout", &TrainConfig::dropout, 0, 1, false, true, true},
+        {"word_tokens", "--tokens", &TrainConfig::word_tokens, 0, 0, false, false, true},  // --tokens words|chars
         {"mask_prob", "--mask-prob", &TrainConfig::mask_prob, 0, 1, true},
         {"eval_every", "--eval-every", &TrainConfig::eval_every, 1, double(nn::kMaxTrainingSteps)},
         {"val_batches", "", &TrainConfig::val_batches, 1, 1'000'000},

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "autograd/node.hpp"
+#include "data/corpus.hpp"
 #include "data/lm_batches.hpp"
 #include "data/mlm_batches.hpp"
 #include "data/tokenizer.hpp"
@@ -41,31 +42,40 @@ Batch from_mlm(const data::MLMBatch& b) {
 class BatchSource {
 public:
     BatchSource(const TrainConfig& c) : config_(c) {
-        if (c.task == Task::chars) {
-            const std::string text = read_file(c.corpus);
-            identity_ = identify_corpus(c.corpus, text);
-            const data::CharTokenizer tok = data::CharTokenizer::from_text(text, "corpus '" + c.corpus + "'");
-            std::vector<std::int64_t> all = tok.encode(text);
-            const std::size_t split = all.size() * 9 / 10;  // the last tenth is held out
-            if (split < static_cast<std::size_t>(c.context + 2) || all.size() - split < static_cast<std::size_t>(c.context + 2))
-                throw ValueError("train: corpus '" + c.corpus + "' has " + std::to_string(all.size()) +
-                                 " characters, too few for context " + std::to_string(c.context));
-            train_tokens_.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(split));
-            val_tokens_.assign(all.begin() + static_cast<std::ptrdiff_t>(split), all.end());
+        if (c.corpus.empty()) {
+            vocab_ = grammar_vocab();
+            return;
+        }
+        const std::string text = read_file(c.corpus);
+        identity_ = identify_corpus(c.corpus, text);
+        const std::string source = "corpus '" + c.corpus + "'";
+        std::vector<std::int64_t> all;
+        if (c.word_tokens) {
+            data::WordCorpus words = data::read_word_corpus(text, source);
+            all = std::move(words.ids);
+            for (std::int64_t i = 0; i < words.vocab.size(); ++i) vocab_.push_back(words.vocab.word(i));
+        } else {
+            const data::CharTokenizer tok = data::CharTokenizer::from_text(text, source);
+            all = tok.encode(text);
             vocab_.push_back("<pad>");
             for (char32_t cp : tok.code_points()) vocab_.push_back(utf8(cp));  // id i + 1 is code point i
-        } else {
-            vocab_ = grammar_vocab();
         }
+        const std::size_t split = all.size() * 9 / 10;  // the last tenth is held out
+        if (split < static_cast<std::size_t>(c.context + 2) || all.size() - split < static_cast<std::size_t>(c.context + 2))
+            throw ValueError("train: " + source + " has " + std::to_string(all.size()) + (c.word_tokens ? " words" : " characters") +
+                             ", too few for context " + std::to_string(c.context) + " (a tenth is held out for validation)");
+        train_tokens_.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(split));
+        val_tokens_.assign(all.begin() + static_cast<std::ptrdiff_t>(split), all.end());
     }
     const std::vector<std::string>& vocab() const { return vocab_; }
     const DataIdentity& identity() const { return identity_; }
 
     Batch next(Generator& gen) const {
+        if (!config_.corpus.empty()) return from_stream(train_tokens_, gen);
         const auto& g = data::toy_grammar();
         switch (config_.task) {
             case Task::causal: return from_lm(data::make_lm_batch(g, gen, config_.batch, config_.context));
-            case Task::chars: return from_lm(data::make_char_lm_batch(train_tokens_, gen, config_.batch, config_.context));
+            case Task::chars:  // validate() allows it with a corpus only
             case Task::single_head:
             case Task::multi_head:
             case Task::qkv_head: break;
@@ -77,15 +87,14 @@ public:
     std::vector<Batch> validation(double* floor) const {
         const auto& g = data::toy_grammar();
         std::vector<Batch> out;
-        if (config_.task == Task::causal) {
+        if (!config_.corpus.empty()) {
+            Generator gen(data::kValidationSeed);
+            for (std::int64_t i = 0; i < config_.val_batches; ++i) out.push_back(from_stream(val_tokens_, gen));
+            *floor = NAN;
+        } else if (config_.task == Task::causal) {
             auto v = data::make_lm_validation(g, config_.val_batches, config_.batch, config_.context);
             for (auto& b : v) out.push_back(from_lm(b));
             *floor = data::bayes_floor(g, v);
-        } else if (config_.task == Task::chars) {
-            Generator gen(data::kValidationSeed);
-            for (std::int64_t i = 0; i < config_.val_batches; ++i)
-                out.push_back(from_lm(data::make_char_lm_batch(val_tokens_, gen, config_.batch, config_.context)));
-            *floor = NAN;
         } else {
             auto v = data::make_mlm_validation(g, config_.val_batches, config_.batch, config_.context, config_.mask_prob);
             for (auto& b : v) out.push_back(from_mlm(b));
@@ -95,6 +104,11 @@ public:
     }
 
 private:
+    // A corpus row: the next token of each, or hidden tokens for a masked-token task.
+    Batch from_stream(const std::vector<std::int64_t>& tokens, Generator& gen) const {
+        if (info(config_.task).next_token) return from_lm(data::make_char_lm_batch(tokens, gen, config_.batch, config_.context));
+        return from_mlm(data::make_stream_mlm_batch(tokens, gen, config_.batch, config_.context, config_.mask_prob));
+    }
     static std::string utf8(char32_t cp) {
         std::string s;
         data::append_utf8(s, cp);
@@ -164,10 +178,14 @@ void check_resume(const StoredRun& stored, const TrainConfig& c) {
 
 void validate(const TrainConfig& c) {
     for (const RunSetting& s : run_settings()) check_setting(c, s, "train: " + std::string(s.key));
-    if ((c.task == Task::chars) != !c.corpus.empty())
-        throw ValueError(c.task == Task::chars ? "train: the char task needs a corpus file"
-                                               : "train: a corpus ('" + c.corpus + "') trains the char task, not " +
-                                                     info(c.task).cli);
+    // A corpus at character level trains the char task only ([MASK] is not a character); at word level, any other.
+    if (c.corpus.empty() && (c.task == Task::chars || c.word_tokens))
+        throw ValueError(c.task == Task::chars ? "train: the char task needs a corpus file" : "train: word tokens need a corpus file");
+    if (!c.corpus.empty() && !c.word_tokens && c.task != Task::chars)
+        throw ValueError("train: a corpus ('" + c.corpus + "') at character level trains the char task, not " + info(c.task).cli +
+                         " (masked-token models need word tokens)");
+    if (!c.corpus.empty() && c.word_tokens && c.task == Task::chars)
+        throw ValueError("train: the char task reads characters, not word tokens");
     if ((c.task == Task::single_head || c.task == Task::qkv_head) && c.n_heads != 1)
         throw ValueError(std::string("train: ") + info(c.task).cli + " has 1 head, not n_heads " + std::to_string(c.n_heads));
     if (c.stop_after < 0) throw ValueError("train: stop_after " + std::to_string(c.stop_after) + " is negative");
@@ -253,7 +271,7 @@ TrainResult train(const TrainConfig& c) {
     }
     BatchSource source(c);
     if (!c.resume.empty()) {  // the data must be the very data it was trained on: same bytes, same ids
-        if (c.task == Task::chars && !(source.identity() == trained_on))
+        if (!c.corpus.empty() && !(source.identity() == trained_on))
             throw ValueError("train: resuming '" + c.resume + "': corpus " + describe(source.identity()) +
                              " is not the text it was trained on, " + describe(trained_on));
         if (resumed.info.vocab != source.vocab())

@@ -34,7 +34,9 @@ namespace attnlab::lab {
 
 struct TrainConfig {
     Task task = Task::causal;
-    std::string corpus;            // Task::chars: the UTF-8 text file whose characters are the data
+    std::string corpus;            // a UTF-8 text file to train on instead of the grammar: its characters
+                                   // (Task::chars) or, with word_tokens, its words (any other task)
+    bool word_tokens = false;      // corpus only: one token per whitespace-separated word (data/corpus.hpp)
     std::int64_t steps = 1500;     // the length of the run (the learning-rate schedule spans it)
     std::int64_t stop_after = 0;   // > 0: stop at this step, as an interrupted run would
     std::int64_t d_model = 64;

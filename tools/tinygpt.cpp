@@ -52,7 +52,10 @@ const std::string kTrainUsage =
     "usage: tinygpt train [options]\n"
     "  --model causal|single-head|multi-head|qkv-head  task and model (default causal = TinyGPT;\n"
     "                    qkv-head: one head of W_Q, W_K, W_V only, no biases, no W_O)\n"
-    "  --corpus FILE     train a causal model on the characters of a UTF-8 file instead\n"
+    "  --corpus FILE     train on a UTF-8 text file instead of the grammar (vocabulary stored in\n"
+    "                    the checkpoint): a causal model of its characters, or with\n"
+    "                    --tokens words, any --model on its whitespace-separated words\n"
+    "  --tokens T        with --corpus: chars (default) or words\n"
     "  --steps N         optimizer steps (default: causal 600, masked-token models 1000)\n"
     "  --d-model D       model width (default 64, at most " + std::to_string(Limits::max_d_model) + ")\n"
     "  --heads H         attention heads (default 4; single-head has 1)\n"
@@ -179,11 +182,16 @@ bool same_file(const std::string& a, const std::string& b) {
 // ---- train ---------------------------------------------------------------------------
 
 std::string describe_task(const lab::TrainConfig& c) {
-    return c.task == Task::chars ? "characters of '" + c.corpus + "'" : lab::info(c.task).cli;
+    if (c.corpus.empty()) return lab::info(c.task).cli;
+    return c.task == Task::chars ? "characters of '" + c.corpus + "'" : std::string(lab::info(c.task).cli) + " on the words of '" + c.corpus + "'";
 }
 
 // Flags that set settings of the table other than by their text: --mask sets three, --unscaled is a switch.
-bool composite(const lab::RunSetting& s) { return s.flag == std::string_view("--mask") || s.flag == std::string_view("--unscaled"); }
+bool composite(const lab::RunSetting& s) {
+    for (const char* f : {"--mask", "--unscaled", "--tokens"})
+        if (s.flag == std::string_view(f)) return true;
+    return false;
+}
 
 // --mask none|causal|local:W|strided:S -> causal_mask, window, stride.
 void apply_mask(lab::TrainConfig& c, const std::string& m) {
@@ -224,6 +232,11 @@ lab::TrainConfig with_flags(lab::TrainConfig c, const Args& a) {
     }
     if (a.has("--mask")) apply_mask(c, a.str("--mask"));
     if (a.has("--unscaled")) c.scaled = false;
+    if (a.has("--tokens")) {
+        if (a.str("--tokens") != "words" && a.str("--tokens") != "chars")
+            throw UsageError("--tokens needs words or chars, got '" + a.str("--tokens") + "'");
+        c.word_tokens = a.str("--tokens") == "words";
+    }
     return c;
 }
 
@@ -249,10 +262,10 @@ lab::TrainConfig resumed_config(const Args& a) {
         throw UsageError(as_given(a, d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
                          d.stored + " (with --resume only --steps may change)");
     if (a.has("--corpus")) {
-        if (c.task != Task::chars) throw UsageError("--corpus: '" + path + "' is a " + lab::info(c.task).cli + " model of the grammar, not of a corpus");
+        if (c.corpus.empty()) throw UsageError("--corpus: '" + path + "' is a " + lab::info(c.task).cli + " model of the grammar, not of a corpus");
         c.corpus = a.path("--corpus");  // may have moved: train() checks that it is the same text
     }
-    if (c.task == Task::chars) check_input(a.has("--corpus") ? "--corpus" : "the checkpoint's corpus", c.corpus);
+    if (!c.corpus.empty()) check_input(a.has("--corpus") ? "--corpus" : "the checkpoint's corpus", c.corpus);
     if (a.has("--steps")) {
         c.steps = asked.steps;
         if (c.steps <= stored.step)
@@ -270,18 +283,21 @@ lab::TrainConfig resumed_config(const Args& a) {
 
 lab::TrainConfig fresh_config(const Args& a) {
     Task task = Task::causal;
-    if (a.has("--corpus")) {
-        if (a.has("--model") && a.str("--model") != "causal")
-            throw UsageError("--corpus trains a causal next-character model; it cannot be combined with --model " +
-                             a.str("--model") + " (masked-token models train on the grammar only)");
-        task = Task::chars;
-        check_input("--corpus", a.path("--corpus"));
-    } else if (a.has("--model")) {
+    if (a.has("--model")) {
         try {
             task = lab::task_from_cli(a.str("--model"));
         } catch (const ValueError&) {
             throw UsageError("--model must be " + lab::cli_choices() + ", got '" + a.str("--model") + "'");
         }
+    }
+    if (a.has("--tokens") && !a.has("--corpus")) throw UsageError("--tokens " + a.str("--tokens") + " needs --corpus FILE (the grammar has its own words)");
+    if (a.has("--corpus")) {
+        check_input("--corpus", a.path("--corpus"));
+        const bool words = a.str("--tokens", "chars") == "words";
+        if (!words && task != Task::causal)
+            throw UsageError("--corpus at character level trains a causal next-character model; --model " + a.str("--model") +
+                             " (masked-token) needs --tokens words");
+        if (!words) task = Task::chars;
     }
     // Defaults: the recipe `make train` uses for that model (the char model: TinyGPT's).
     lab::TrainConfig c = lab::standard_config(task == Task::chars ? Task::causal : task);
@@ -332,7 +348,9 @@ std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const st
             return data::CharTokenizer::from_text(text, "checkpoint vocabulary").encode(prompt);
         }
         std::vector<std::string> words(ck.info.vocab.begin() + data::Vocab::kFirstWord, ck.info.vocab.end());
-        std::vector<std::int64_t> ids{data::Vocab::kBos};
+        // Grammar rows open with <bos>; a corpus's words are one stream without it.
+        std::vector<std::int64_t> ids;
+        if (!ck.metadata.contains("corpus") || ck.metadata.at("corpus").empty()) ids.push_back(data::Vocab::kBos);
         for (std::int64_t id : data::WordTokenizer(data::Vocab(words)).encode(prompt)) ids.push_back(id);
         return ids;
     } catch (const ValueError& e) {

@@ -172,6 +172,15 @@ TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "
         {"--unscaled contradicts on resume", {"train", "--resume", local, "--steps", "6", "--unscaled"}, 2, "--unscaled contradicts"},
         {"--dropout contradicts on resume", {"train", "--resume", knobs, "--steps", "6", "--dropout", "0"}, 2, "trained with dropout 0.1"},
         {"a resumed run keeps its knobs", {"train", "--resume", knobs, "--steps", "6"}, 0, "resuming"},
+        {"--tokens words, causal", tiny_train({"--corpus", at("corpus.txt"), "--tokens", "words", "--out", at("words.safetensors")}), 0, "causal on the words of"},
+        {"--tokens words, masked-token", tiny_train({"--corpus", at("corpus.txt"), "--tokens", "words", "--model", "multi-head", "--out", at("words_mh.safetensors")}), 0, "multi-head on the words of"},
+        {"--tokens chars", tiny_train({"--corpus", at("corpus.txt"), "--tokens", "chars", "--out", at("chars2.safetensors")}), 0, "characters of"},
+        {"generate from a word model", {"generate", "--checkpoint", at("words.safetensors"), "--prompt", "the cat", "--tokens", "3"}, 0, "the cat"},
+        {"a prompt word the corpus lacks", {"generate", "--checkpoint", at("words.safetensors"), "--prompt", "the zebra"}, 1, "zebra"},
+        {"--tokens bytes", {"train", "--corpus", at("corpus.txt"), "--tokens", "bytes"}, 2, "--tokens needs words or chars, got 'bytes'"},
+        {"--tokens without --corpus", {"train", "--tokens", "words"}, 2, "--tokens words needs --corpus FILE"},
+        {"masked-token on characters", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "needs --tokens words"},
+        {"--tokens contradicts on resume", {"train", "--resume", at("words.safetensors"), "--steps", "6", "--tokens", "chars"}, 2, "trained with word_tokens true"},
     });
     // What each flag set is what the checkpoint's run (and model) records.
     CHECK(meta(local).at("window") == "3");
@@ -182,6 +191,8 @@ TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "
     CHECK(meta(knobs).at("dropout") == "0.10000000000000001");
     CHECK(meta(knobs).at("weight_decay") == "0.05");
     CHECK(meta(knobs).at("step") == "6");
+    CHECK(meta(at("words.safetensors")).at("word_tokens") == "true");
+    CHECK(meta(at("words_mh.safetensors")).at("kind") == "multi-head");
     CHECK(meta(qkv).at("kind") == "qkv-head");
     CHECK(meta(qkv).at("qkv_only") == "true");
     CHECK(meta(qkv).at("mask_prob") == "0.3");
@@ -302,7 +313,7 @@ TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tool
         {"corpus is a FIFO", {"train", "--corpus", at("fifo")}, 2, "is not a regular file"},
         {"corpus is /proc/self/status", {"train", "--corpus", "/proc/self/status"}, 2, "is empty"},
         {"corpus is empty", {"train", "--corpus", at("empty.txt")}, 2, "is empty"},
-        {"corpus with --model multi-head", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "cannot be combined with --model multi-head"},
+        {"corpus with --model multi-head", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "--model multi-head (masked-token) needs --tokens words"},
         {"corpus with --model causal is the char model", tiny_train({"--corpus", at("corpus.txt"), "--model", "causal", "--out", at("char_causal.safetensors")}), 0, "characters of"},
         {"--out empty", {"train", "--out", ""}, 2, "--out needs a file path, got ''"},
         {"--out is a directory", {"train", "--out", at("adir")}, 2, "--out '" + at("adir") + "' is a directory"},
