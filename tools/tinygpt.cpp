@@ -28,10 +28,12 @@
 #include "data/tokenizer.hpp"
 #include "data/vocab.hpp"
 #include "lab/run_config.hpp"
+#include "lab/show.hpp"
 #include "lab/train.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/generate.hpp"
 #include "nn/transformer_spec.hpp"
+#include "tensor/fileio.hpp"
 #include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 
@@ -45,7 +47,8 @@ const char* kUsage =
     "commands:\n"
     "  train      train a toy transformer on the toy grammar or a text file\n"
     "  generate   continue a prompt with a trained causal model (KV-cached)\n"
-    "  eval       per-token loss of a prompt; dump logits and attention as .npy\n";
+    "  eval       per-token loss of a prompt; dump logits and attention as .npy\n"
+    "  show       draw what a model attends to on your text (heatmaps, flow, rollout, entropy)\n";
 
 using Limits = nn::ModelLimits;
 const std::string kTrainUsage =
@@ -87,7 +90,18 @@ const char* kGenerateUsage =
     "  --temperature T   0 = greedy (default), otherwise sample from softmax(logits / T)\n"
     "  --top-k K         sample only among the K most likely tokens (default 0 = all)\n"
     "  --seed S          sampling seed (default 0)\n"
-    "  --no-kv-cache     recompute the whole prefix every step (slower; same result)\n";
+    "  --no-kv-cache     recompute the whole prefix every step (slower; same result)\n"
+    "  --show DIR        draw, per layer, what each generated token attended to (DIR/generated_layerN)\n";
+
+const char* kShowUsage =
+    "usage: tinygpt show --out DIR (--checkpoint F (--prompt TEXT | --sentences FILE) | --from-npy F.npy)\n"
+    "  --checkpoint F     the model to look at (any tinygpt checkpoint)\n"
+    "  --prompt TEXT      the text to run it on, in the model's vocabulary\n"
+    "  --sentences FILE   one text per line instead: DIR/sentence_1/, DIR/sentence_2/, ...\n"
+    "  --from-npy F.npy   draw weights [L, H, T, T] that `tinygpt eval --dump-attention` wrote\n"
+    "                     (with --checkpoint and --prompt, its tokens label the axes)\n"
+    "  --out DIR          where the figures go: attention_heads, attention_flow,\n"
+    "                     attention_rollout, attention_entropy (.svg and .png each)\n";
 
 const char* kEvalUsage =
     "usage: tinygpt eval --checkpoint F --prompt TEXT [options]\n"
@@ -363,6 +377,87 @@ std::string token_text(const nn::LoadedCheckpoint& ck, std::int64_t id) {
     return is_chars(ck) ? t : " " + t;
 }
 
+// A token as an axis label: visible whitespace for a character model.
+std::string label(const nn::LoadedCheckpoint& ck, std::int64_t id) {
+    const std::string& t = ck.info.vocab.at(static_cast<std::size_t>(id));
+    if (!is_chars(ck)) return t;
+    return t == " " ? "_" : t == "\n" ? "\\n" : t == "\t" ? "\\t" : t;
+}
+
+// The model's attention on ids, one [H, T, T] tensor per layer, labelled with its tokens.
+lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::int64_t>& ids, const std::string& title) {
+    if (static_cast<std::int64_t>(ids.size()) > ck.model->config().context)
+        throw ValueError("show: the text has " + std::to_string(ids.size()) + " tokens, more than the context of " +
+                         std::to_string(ck.model->config().context));
+    NoGradGuard no_grad;
+    ck.model->eval();
+    ck.model->trace().enabled = true;
+    ck.model->forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));
+    lab::AttentionOf a{title, {}, {}};
+    for (std::int64_t id : ids) a.tokens.push_back(label(ck, id));
+    for (const Tensor& w : ck.model->trace().layers) a.layers.push_back(w.select(0, 0).contiguous());  // [H, T, T]
+    ck.model->trace().enabled = false;
+    return a;
+}
+
+// An output folder: new, or an existing directory (a file there is refused).
+std::string out_dir(const Args& a, const std::string& flag) {
+    const std::string dir = a.path(flag);
+    if (dir.empty()) throw UsageError(flag + " DIR is required");
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) throw UsageError(flag + " '" + dir + "' exists and is not a directory");
+    return dir;
+}
+
+void report(const std::vector<std::string>& stems) {
+    for (const std::string& s : stems) std::printf("wrote %s.svg and .png\n", s.c_str());
+}
+
+int cmd_show(const Args& a) {
+    const std::string dir = out_dir(a, "--out");
+    const int sources = a.has("--prompt") + a.has("--sentences");
+    if (a.has("--from-npy")) {
+        check_input("--from-npy", a.path("--from-npy"));
+        if (a.has("--sentences")) throw UsageError("--from-npy draws one text's weights; --sentences does not apply");
+        const Tensor w = load_npy(a.path("--from-npy"));
+        if (w.dim() != 4 || w.size(2) != w.size(3))
+            throw ValueError("show: '" + a.str("--from-npy") + "' holds " + w.shape().str() +
+                             ", not attention weights [L, H, T, T] (tinygpt eval --dump-attention writes those)");
+        lab::AttentionOf att{a.str("--from-npy"), {}, {}};
+        if (a.has("--checkpoint")) {
+            nn::LoadedCheckpoint ck = load(a);
+            for (std::int64_t id : encode_prompt(ck, a.required("--prompt"))) att.tokens.push_back(label(ck, id));
+        } else {
+            for (std::int64_t t = 0; t < w.size(2); ++t) att.tokens.push_back(std::to_string(t));
+        }
+        for (std::int64_t l = 0; l < w.size(0); ++l) att.layers.push_back(w.select(0, l).to(kFloat32).contiguous());
+        report(lab::draw_attention(att, dir));
+        return 0;
+    }
+    if (sources != 1) throw UsageError("give --prompt TEXT or --sentences FILE (one of them), or --from-npy F.npy");
+    nn::LoadedCheckpoint ck = load(a);
+    const std::string name = std::filesystem::path(a.str("--checkpoint")).stem().string();
+    if (a.has("--prompt")) {
+        report(lab::draw_attention(attention_of(ck, encode_prompt(ck, a.str("--prompt")), name + " on \"" + a.str("--prompt") + "\""), dir));
+        return 0;
+    }
+    check_input("--sentences", a.path("--sentences"));
+    const std::string text = read_file(a.str("--sentences"));
+    std::size_t n = 0, start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(start, end - start);
+        start = end + 1;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        ++n;
+        report(lab::draw_attention(attention_of(ck, encode_prompt(ck, line), name + " on \"" + line + "\""),
+                                   dir + "/sentence_" + std::to_string(n)));
+    }
+    if (n == 0) throw ValueError("show: '" + a.str("--sentences") + "' has no sentences (every line is blank)");
+    return 0;
+}
+
 int cmd_generate(const Args& a) {
     nn::GenerateOptions o;
     o.max_new_tokens = a.integer("--tokens", 20, 1);
@@ -375,9 +470,17 @@ int cmd_generate(const Args& a) {
     if (!ck.model->config().causal)
         throw ValueError("generate: '" + a.str("--checkpoint") + "' is a bidirectional (" + ck.info.kind +
                          ") model; generation needs a causal one");
+    const std::string show_dir = a.has("--show") ? out_dir(a, "--show") : "";
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
     if (!is_chars(ck)) o.stop_token = data::Vocab::kEos;
     nn::Generation g = nn::generate(*ck.model, ids, o);
+    if (!show_dir.empty() && !g.tokens.empty()) {
+        std::vector<std::int64_t> all = ids;
+        all.insert(all.end(), g.tokens.begin(), g.tokens.end());
+        if (static_cast<std::int64_t>(all.size()) > ck.model->config().context) all.resize(static_cast<std::size_t>(ck.model->config().context));
+        const std::string name = std::filesystem::path(a.str("--checkpoint")).stem().string();
+        report(lab::draw_generation(attention_of(ck, all, name + " continuing \"" + prompt + "\""), ids.size(), show_dir));
+    }
     std::string text = prompt;
     for (std::int64_t id : g.tokens) text += id == o.stop_token ? " <eos>" : token_text(ck, id);
     std::printf("%s\n", text.c_str());
@@ -448,7 +551,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string cmd = argv[1];
-    const char* usage = cmd == "train" ? kTrainUsage.c_str() : cmd == "generate" ? kGenerateUsage : cmd == "eval" ? kEvalUsage : kUsage;
+    const char* usage = cmd == "train"      ? kTrainUsage.c_str()
+                        : cmd == "generate" ? kGenerateUsage
+                        : cmd == "eval"     ? kEvalUsage
+                        : cmd == "show"     ? kShowUsage
+                                            : kUsage;
     try {
         if (cmd == "--help" || cmd == "-h") {
             std::fputs(kUsage, stdout);
@@ -456,10 +563,12 @@ int main(int argc, char** argv) {
         }
         if (cmd == "train") return cmd_train(Args(argc, argv, 2, train_flags(), {"--unscaled"}));
         if (cmd == "generate")
-            return cmd_generate(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--tokens", "--temperature", "--top-k", "--seed"},
+            return cmd_generate(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--tokens", "--temperature", "--top-k", "--seed", "--show"},
                                      {"--no-kv-cache"}));
         if (cmd == "eval")
             return cmd_eval(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--dump-logits", "--dump-attention"}, {}));
+        if (cmd == "show")
+            return cmd_show(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--sentences", "--from-npy", "--out"}, {}));
         throw UsageError("unknown command '" + cmd + "'");
     } catch (const HelpRequested&) {
         std::fputs(usage, stdout);

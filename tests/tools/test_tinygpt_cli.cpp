@@ -16,6 +16,7 @@
 #include "nn/checkpoint.hpp"
 #include "nn/safetensors.hpp"
 #include "tensor/fileio.hpp"
+#include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/run_program.hpp"
 
@@ -197,6 +198,50 @@ TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "
     CHECK(meta(qkv).at("qkv_only") == "true");
     CHECK(meta(qkv).at("mask_prob") == "0.3");
     CHECK_FALSE(nn::load_checkpoint(qkv).model->named_parameters().empty());
+}
+
+TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools][tinygpt][cli][show]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors"), words = at("words.safetensors");
+    if (!fs::exists(words)) REQUIRE(tinygpt(tiny_train({"--corpus", at("corpus.txt"), "--tokens", "words", "--out", words})).exit_code == 0);
+    write_file_atomic(at("sentences.txt"), "the cat sat\n\nthe dog ran\n");
+    write_file_atomic(at("blank.txt"), "\n  \n");
+    write_file_atomic(at("afile"), "x");
+    REQUIRE(tinygpt({"eval", "--checkpoint", ck, "--prompt", "the cat sat", "--dump-attention", at("att.npy")}).exit_code == 0);
+    save_npy(at("not_attention.npy"), zeros({2, 3}));
+    const auto pngs = [](const std::string& d) {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(d))
+            if (e.path().extension() == ".png" && fs::file_size(e.path()) > 1000) names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    const std::vector<std::string> four{"attention_entropy.png", "attention_flow.png", "attention_heads.png", "attention_rollout.png"};
+    run_cases({
+        {"show --help", {"show", "--help"}, 0, "--from-npy F.npy"},
+        {"show a prompt", {"show", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("show_prompt")}, 0, "attention_heads.svg"},
+        {"show sentences", {"show", "--checkpoint", ck, "--sentences", at("sentences.txt"), "--out", at("show_lines")}, 0, "sentence_2/attention_entropy"},
+        {"show a word-corpus model", {"show", "--checkpoint", words, "--prompt", "the cat sat", "--out", at("show_words")}, 0, "attention_flow"},
+        {"show --from-npy", {"show", "--from-npy", at("att.npy"), "--out", at("show_npy")}, 0, "attention_rollout"},
+        {"show --from-npy with labels", {"show", "--from-npy", at("att.npy"), "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("show_npy2")}, 0, "attention_heads"},
+        {"generate --show", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--tokens", "3", "--show", at("show_gen")}, 0, "generated_layer1.svg"},
+        {"show without --out", {"show", "--checkpoint", ck, "--prompt", "the cat"}, 2, "--out DIR is required"},
+        {"show without text", {"show", "--checkpoint", ck, "--out", at("show_x")}, 2, "give --prompt TEXT or --sentences FILE"},
+        {"show with both texts", {"show", "--checkpoint", ck, "--prompt", "the", "--sentences", at("sentences.txt"), "--out", at("show_x")}, 2, "(one of them)"},
+        {"show --out is a file", {"show", "--checkpoint", ck, "--prompt", "the", "--out", at("afile")}, 2, "exists and is not a directory"},
+        {"show an unknown word", {"show", "--checkpoint", ck, "--prompt", "the zebra", "--out", at("show_x")}, 1, "zebra"},
+        {"show blank sentences", {"show", "--checkpoint", ck, "--sentences", at("blank.txt"), "--out", at("show_x")}, 1, "has no sentences"},
+        {"show --from-npy not attention", {"show", "--from-npy", at("not_attention.npy"), "--out", at("show_x")}, 1, "not attention weights [L, H, T, T]"},
+        {"show --from-npy missing", {"show", "--from-npy", at("nope.npy"), "--out", at("show_x")}, 2, "nope.npy"},
+        {"show --from-npy labels of another length", {"show", "--from-npy", at("att.npy"), "--checkpoint", ck, "--prompt", "the cat", "--out", at("show_x")}, 1, "expected ["},
+        {"generate --show is a file", {"generate", "--checkpoint", ck, "--prompt", "the", "--show", at("afile")}, 2, "exists and is not a directory"},
+    });
+    for (const char* d : {"show_prompt", "show_lines/sentence_1", "show_lines/sentence_2", "show_words", "show_npy", "show_npy2"}) {
+        INFO(d);
+        CHECK(pngs(at(d)) == four);
+    }
+    CHECK_FALSE(fs::exists(at("show_lines/sentence_3")));  // the blank line is skipped
+    CHECK(pngs(at("show_gen")) == std::vector<std::string>{"generated_layer1.png"});  // the tiny model has 1 layer
 }
 
 TEST_CASE("tinygpt: limits shared by trainer and loader, header bombs (issue §2)", "[tools][tinygpt][cli]") {
