@@ -62,7 +62,7 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan bench plots-demo train gallery test-browser readme-figures help clean
+.PHONY: all build programs test debug asan bench bench-compare plots-demo train gallery test-browser readme-figures help clean
 .DEFAULT_GOAL := all
 
 # Parallel by default where it is safe: compiling, and training the three checkpoints.
@@ -107,6 +107,10 @@ asan:
 ## bench       run the benchmarks (W5 matmul GFLOP/s); JSON goes to out/bench/
 bench: $(B)/bench_matmul
 	$(B)/bench_matmul
+
+## bench-compare  attnlab beside tuned PyTorch (../shared/bench/torch_peer.py), interleaved rounds, ratio table
+bench-compare:
+	bench/compare.sh
 
 ## train       train the three toy models into out/checkpoints/ (make -j2 train runs two at once)
 CHECKPOINTS := $(addprefix out/checkpoints/,causal_model.safetensors single_head_model.safetensors multi_head_model.safetensors)

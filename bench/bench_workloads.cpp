@@ -10,15 +10,20 @@
 //
 // Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
 // to ~0.15 s, 7 repetitions, the median per call (nn::time_median, which phase 5's cost
-// plot uses too). Usage:
+// plot uses too). Each line also reports the minor page faults per call in the steady
+// state (getrusage, over a few calls after the timing): a nonzero count means memory
+// went back to the kernel and was faulted in again. Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <regex>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include "autograd/node.hpp"
 #include "nn/attention_cost.hpp"  // nn::time_median, the timing loop torch_peer.py uses
@@ -38,12 +43,27 @@ struct Result {
     std::string name;
     double median_ms, min_ms, max_ms;
     std::string extra;
+    double faults;
 };
 
-Result summarise(const std::string& name, const nn::Timing& t, const std::string& extra = "") {
-    Result r{name, t.median_ms, t.min_ms, t.max_ms, extra};
-    std::printf("%s: %.4f ms (%.4f..%.4f)%s%s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms,
-                extra.empty() ? "" : "  ", extra.c_str());
+long minor_faults() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+// Minor page faults per call of fn, over `calls` calls (run after the timing's warm-up).
+double faults_per_call(const std::function<void()>& fn, int calls) {
+    const long before = minor_faults();
+    for (int i = 0; i < calls; ++i) fn();
+    return static_cast<double>(minor_faults() - before) / calls;
+}
+
+Result summarise(const std::string& name, const nn::Timing& t, double faults, const std::string& extra = "") {
+    char f[48];
+    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f", faults);
+    Result r{name, t.median_ms, t.min_ms, t.max_ms, extra.empty() ? f : extra + " " + f, faults};
+    std::printf("%s: %.4f ms (%.4f..%.4f)  %s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms, r.extra.c_str());
     std::fflush(stdout);
     return r;
 }
@@ -52,11 +72,13 @@ Result mha_fwd_bwd(const std::string& name, std::int64_t d, std::int64_t h, cons
     manual_seed(0);
     nn::MultiHeadAttention mha(d, h);
     Tensor x = randn(shape).requires_grad_();
-    return summarise(name, nn::time_median([&] {
+    auto step = [&] {
         x.zero_grad();
         mha.zero_grad();
         mha.forward(x).output.sum().backward();
-    }));
+    };
+    const nn::Timing t = nn::time_median(step);
+    return summarise(name, t, faults_per_call(step, 10));
 }
 
 nn::TransformerConfig w4_config() {
@@ -94,11 +116,12 @@ int main(int argc, char** argv) {
         manual_seed(0);
         Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64});
         NoGradGuard no_grad;
-        const nn::Timing t = nn::time_median([&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); }, 7, T >= 1024 ? 0.0 : 0.15);
+        auto attention = [&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); };
+        const nn::Timing t = nn::time_median(attention, 7, T >= 1024 ? 0.0 : 0.15);
         const double flops = 2.0 * 2.0 * 8 * static_cast<double>(T) * T * 64;  // QKᵀ and weights·V
         char extra[64];
         std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (t.median_ms * 1e6));
-        results.push_back(summarise(name, t, extra));
+        results.push_back(summarise(name, t, faults_per_call(attention, T >= 1024 ? 2 : 10), extra));
     }
 
     if (std::regex_search("toy_lm_train_step", want)) {
@@ -117,17 +140,19 @@ int main(int argc, char** argv) {
         };
         for (int i = 0; i < 10; ++i) step();
         std::vector<double> ms;
+        const long faults_before = minor_faults();
         for (int i = 0; i < 50; ++i) {
             const auto t0 = Clock::now();
             step();
             ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         }
+        const double faults = static_cast<double>(minor_faults() - faults_before) / 50;
         std::sort(ms.begin(), ms.end());
         const nn::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
         char extra[96];
         std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
                       static_cast<long long>(model.parameter_count()), loss, 16 * 32 / (t.median_ms / 1e3));
-        results.push_back(summarise("toy_lm_train_step", t, extra));
+        results.push_back(summarise("toy_lm_train_step", t, faults, extra));
     }
 
     if (std::regex_search("generate_256", want)) {
@@ -147,15 +172,17 @@ int main(int argc, char** argv) {
         const nn::Timing t = nn::time_median(generate, 7, 0.0);
         char extra[64];
         std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", t.median_ms / 256);
-        results.push_back(summarise("generate_256", t, extra));
+        results.push_back(summarise("generate_256", t, faults_per_call(generate, 1), extra));
     }
 
     if (!json_path.empty()) {
         std::string j = "{\"threads\": " + std::to_string(threads) + ", \"results\": [";
         for (std::size_t i = 0; i < results.size(); ++i) {
             char buf[256];
-            std::snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f}",
-                          i ? ", " : "", results[i].name.c_str(), results[i].median_ms, results[i].min_ms, results[i].max_ms);
+            std::snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
+                          "\"page_faults_per_iter\": %.1f}",
+                          i ? ", " : "", results[i].name.c_str(), results[i].median_ms, results[i].min_ms, results[i].max_ms,
+                          results[i].faults);
             j += buf;
         }
         write_file_atomic(json_path, j + "]}\n");

@@ -15,6 +15,23 @@
 
 namespace attnlab::nn {
 
+// Σ_j term(j) for j < n, in double, over 8 interleaved partial sums (lane l takes
+// j ≡ l mod 8) added in a fixed order at the end: the compiler can then keep the
+// lanes in one vector register, where a single running sum would be a chain of
+// n dependent additions. Same input, same bits.
+template <typename Term>
+static double lane_sum(std::int64_t n, Term term) {
+    constexpr int kLanes = 8;
+    double lane[kLanes] = {};
+    std::int64_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] += term(j + l);
+    double s = 0;
+    for (; j < n; ++j) s += term(j);
+    for (int l = 0; l < kLanes; ++l) s += lane[l];
+    return s;
+}
+
 Tensor layer_norm_reference(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
     Tensor centered = x - x.mean(-1, true);
     Tensor variance = var(x, -1, true, /*correction=*/0);  // biased, as PyTorch's layer_norm
@@ -36,10 +53,9 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         T *py = y.data_ptr<T>(), *pm = mu.data_ptr<T>(), *pr = rstd.data_ptr<T>();
         for (std::int64_t r = 0; r < rows; ++r) {
             const T* row = px + r * d;
-            double s = 0, ss = 0;  // pass 1: mean; pass 2: variance about it (two-pass: no cancellation)
-            for (std::int64_t j = 0; j < d; ++j) s += row[j];
-            const double m = s / static_cast<double>(d);
-            for (std::int64_t j = 0; j < d; ++j) ss += (row[j] - m) * (row[j] - m);
+            // pass 1: mean; pass 2: variance about it (two-pass: no cancellation)
+            const double m = lane_sum(d, [&](std::int64_t j) { return static_cast<double>(row[j]); }) / static_cast<double>(d);
+            const double ss = lane_sum(d, [&](std::int64_t j) { return (row[j] - m) * (row[j] - m); });
             const double inv = 1.0 / std::sqrt(ss / static_cast<double>(d) + eps);
             pm[r] = static_cast<T>(m), pr[r] = static_cast<T>(inv);
             for (std::int64_t j = 0; j < d; ++j) py[r * d + j] = static_cast<T>((row[j] - m) * inv) * pw[j] + pb[j];
@@ -54,17 +70,16 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
             T *pdx = dx.data_ptr<T>(), *pdw = dw.data_ptr<T>(), *pdb = db.data_ptr<T>();
             for (std::int64_t r = 0; r < rows; ++r) {
                 const T *row = px + r * d, *grow = pg + r * d;
-                double mean_gh = 0, mean_ghx = 0;  // mean(ĝ), mean(ĝ ⊙ x̂)
+                const double m = pm[r], rs = pr[r];
+                auto xhat = [&](std::int64_t j) { return (row[j] - m) * rs; };
+                const double mean_gh = lane_sum(d, [&](std::int64_t j) { return static_cast<double>(grow[j] * pw[j]); }) /
+                                       static_cast<double>(d);  // mean(ĝ)
+                const double mean_ghx = lane_sum(d, [&](std::int64_t j) { return grow[j] * pw[j] * xhat(j); }) /
+                                        static_cast<double>(d);  // mean(ĝ ⊙ x̂)
                 for (std::int64_t j = 0; j < d; ++j) {
-                    const double xhat = (row[j] - pm[r]) * pr[r], gh = grow[j] * pw[j];
-                    mean_gh += gh, mean_ghx += gh * xhat;
-                    pdw[j] += static_cast<T>(grow[j] * xhat);
+                    pdw[j] += static_cast<T>(grow[j] * xhat(j));
                     pdb[j] += grow[j];
-                }
-                mean_gh /= static_cast<double>(d), mean_ghx /= static_cast<double>(d);
-                for (std::int64_t j = 0; j < d; ++j) {
-                    const double xhat = (row[j] - pm[r]) * pr[r];
-                    pdx[r * d + j] = static_cast<T>(pr[r] * (grow[j] * pw[j] - mean_gh - xhat * mean_ghx));
+                    pdx[r * d + j] = static_cast<T>(rs * (grow[j] * pw[j] - mean_gh - xhat(j) * mean_ghx));
                 }
             }
         });

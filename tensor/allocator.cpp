@@ -1,11 +1,22 @@
 // allocator.cpp — see allocator.hpp.
+//
+// The cache is a list of free blocks ordered by when they were released (newest
+// first), indexed by size. allocate_storage takes the newest block of its size;
+// release_storage files a block at the front and, when the cache is over its cap,
+// evicts from the back: the blocks that have waited longest for a taker. So a size
+// a program stopped using (the T = 1024 scores, once a sweep reaches T = 2048)
+// makes room for the sizes it uses now, instead of pushing them out to the kernel.
 #include "tensor/allocator.hpp"
 
 #include <atomic>
+#include <deque>
+#include <list>
 #include <mutex>
 #include <new>
 #include <unordered_map>
-#include <vector>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace attnlab {
 
@@ -17,13 +28,44 @@ std::size_t rounded(std::size_t bytes) {
     return (bytes + 4095) / 4096 * 4096;
 }
 
+void free_block(void* p) { ::operator delete(p, std::align_val_t(kAlignment)); }
+
+struct Block {
+    std::size_t size;
+    void* p;
+};
+
 struct Cache {
     std::mutex mutex;
-    std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
+    std::list<Block> by_age;  // front: released most recently
+    // For each size, its blocks in by_age, oldest first (release order).
+    std::unordered_map<std::size_t, std::deque<std::list<Block>::iterator>> by_size;
     std::size_t bytes = 0;
+
+    void* take(std::size_t size) {
+        auto it = by_size.find(size);
+        if (it == by_size.end() || it->second.empty()) return nullptr;
+        const auto block = it->second.back();  // the newest: likeliest still in cache
+        it->second.pop_back();
+        void* p = block->p;
+        by_age.erase(block);
+        bytes -= size;
+        return p;
+    }
+    void put(std::size_t size, void* p) {
+        by_age.push_front({size, p});
+        by_size[size].push_back(by_age.begin());
+        bytes += size;
+        while (bytes > kMaxCachedBytes) {  // evict the longest-waiting blocks
+            const Block old = by_age.back();
+            by_size[old.size].pop_front();  // the oldest of its size is the one at the back
+            by_age.pop_back();
+            bytes -= old.size;
+            free_block(old.p);
+        }
+    }
     ~Cache() {
-        for (auto& [size, blocks] : free_blocks)
-            for (void* p : blocks) ::operator delete(p, std::align_val_t(kAlignment));
+        for (const Block& b : by_age) free_block(b.p);
     }
 };
 
@@ -31,6 +73,14 @@ Cache& cache() {
     static Cache c;
     return c;
 }
+
+#if defined(__GLIBC__)
+// Small blocks come from glibc's heap, which hands its free top back to the kernel
+// (brk) once it exceeds 128 KiB, and takes it back, faulting the pages in again, on
+// the next op: a small workload (W1) spent 20% of its time in those faults. Keep
+// up to 64 MiB of free heap instead. Set once, before main().
+const bool g_heap_kept = mallopt(M_TRIM_THRESHOLD, 64 << 20) == 1;
+#endif
 
 std::atomic<std::size_t> in_use{0}, peak{0};
 
@@ -49,13 +99,7 @@ void* allocate_storage(std::size_t bytes) {
     if (size >= kCacheFromBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);
-        auto it = c.free_blocks.find(size);
-        if (it != c.free_blocks.end() && !it->second.empty()) {
-            void* p = it->second.back();
-            it->second.pop_back();
-            c.bytes -= size;
-            return p;
-        }
+        if (void* p = c.take(size)) return p;
     }
     return ::operator new(size, std::align_val_t(kAlignment));
 }
@@ -63,16 +107,13 @@ void* allocate_storage(std::size_t bytes) {
 void release_storage(void* p, std::size_t bytes) {
     const std::size_t size = rounded(bytes ? bytes : 1);
     in_use.fetch_sub(size, std::memory_order_relaxed);
-    if (size >= kCacheFromBytes) {
+    if (size >= kCacheFromBytes && size <= kMaxCachedBytes) {
         Cache& c = cache();
         std::lock_guard<std::mutex> lock(c.mutex);
-        if (c.bytes + size <= kMaxCachedBytes) {
-            c.free_blocks[size].push_back(p);
-            c.bytes += size;
-            return;
-        }
+        c.put(size, p);
+        return;
     }
-    ::operator delete(p, std::align_val_t(kAlignment));
+    free_block(p);
 }
 
 std::size_t cached_storage_bytes() {

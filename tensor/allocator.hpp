@@ -4,8 +4,11 @@
 // recycled: glibc returns big freed blocks to the kernel, and the kernel must then
 // fault in and zero fresh pages for the next tensor of the same size — measured at
 // ~20% of a toy training step (perf: clear_page_erms). Freed large blocks are kept
-// per size, up to kMaxCachedBytes in all, and handed out again. Contents of a
-// recycled block are unspecified, exactly as for fresh memory (empty() promises nothing).
+// per size, up to kMaxCachedBytes in all, and handed out again; when the cap is
+// reached, the blocks freed longest ago go back to the kernel first, so what a
+// program allocated earlier (a sweep's smaller sizes) cannot crowd out what it
+// allocates now. Contents of a recycled block are unspecified, exactly as for
+// fresh memory (empty() promises nothing).
 #pragma once
 #include <cstddef>
 

@@ -41,8 +41,20 @@ static Tensor binary_map(const char* name, const Tensor& a, const Tensor& b, Op 
                         {a.offset(), b.offset(), 0},
                         [&](const std::array<std::int64_t, 3>& o, std::int64_t n,
                             const std::array<std::int64_t, 3>& s) {
-                            for (std::int64_t i = 0; i < n; ++i)
-                                po[o[2] + i] = static_cast<T>(op(pa[o[0] + i * s[0]], pb[o[1] + i * s[1]]));
+                            const T *ra = pa + o[0], *rb = pb + o[1];
+                            T* ro = po + o[2];
+                            // The common layouts get loops the compiler vectorises: both rows
+                            // contiguous (a bias added to each row), or one side a scalar (x·s).
+                            if (s[0] == 1 && s[1] == 1) {
+                                for (std::int64_t i = 0; i < n; ++i) ro[i] = static_cast<T>(op(ra[i], rb[i]));
+                                return;
+                            }
+                            if (s[0] == 1 && s[1] == 0) {
+                                const T b0 = rb[0];
+                                for (std::int64_t i = 0; i < n; ++i) ro[i] = static_cast<T>(op(ra[i], b0));
+                                return;
+                            }
+                            for (std::int64_t i = 0; i < n; ++i) ro[i] = static_cast<T>(op(ra[i * s[0]], rb[i * s[1]]));
                         });
     });
     return out;
@@ -134,6 +146,21 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                             {cond.offset(), a.offset(), b.offset(), 0},
                             [&](const std::array<std::int64_t, 4>& o, std::int64_t n,
                                 const std::array<std::int64_t, 4>& s) {
+                                // Masking scores (a contiguous row against a scalar fill value,
+                                // or that fill against a gradient row) gets a vectorisable loop.
+                                const C* rc = pc + o[0];
+                                const T *ra = pa + o[1], *rb = pb + o[2];
+                                T* ro = po + o[3];
+                                if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
+                                    const T b0 = rb[0];
+                                    for (std::int64_t i = 0; i < n; ++i) ro[i] = rc[i] != C(0) ? ra[i] : b0;
+                                    return;
+                                }
+                                if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+                                    const T a0 = ra[0];
+                                    for (std::int64_t i = 0; i < n; ++i) ro[i] = rc[i] != C(0) ? a0 : rb[i];
+                                    return;
+                                }
                                 for (std::int64_t i = 0; i < n; ++i)
                                     po[o[3] + i] = pc[o[0] + i * s[0]] != C(0) ? pa[o[1] + i * s[1]]
                                                                               : pb[o[2] + i * s[2]];

@@ -25,8 +25,16 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b);
 // d(a@b)/da = g @ bᵀ, d(a@b)/db = aᵀ @ g, each summed over broadcast batch dims.
 // A named function (not only a lambda) so that `break matmul_backward` works in gdb.
 static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) {
-    return {a.requires_grad() ? sum_to(matmul_nd(g, b.mT()), a.shape()) : Tensor(),
-            b.requires_grad() ? sum_to(matmul_nd(a.mT(), g), b.shape()) : Tensor()};
+    Tensor db;
+    if (b.requires_grad() && b.dim() == 2 && a.dim() > 2) {
+        // x [..., n, k] @ W [k, m]: the batch sum of xᵀg is one product over all rows,
+        // [k, rows] @ [rows, m], not a [batch, k, m] stack of products summed afterwards.
+        const std::int64_t k = a.size(-1), m = b.size(-1);
+        db = matmul_nd(reshape(a, Shape{a.numel() / k, k}).mT(), reshape(g, Shape{g.numel() / m, m}));
+    } else if (b.requires_grad()) {
+        db = sum_to(matmul_nd(a.mT(), g), b.shape());
+    }
+    return {a.requires_grad() ? sum_to(matmul_nd(g, b.mT()), a.shape()) : Tensor(), db};
 }
 
 // Both operands at least 2-D.

@@ -194,6 +194,10 @@ Tensor sum_to(const Tensor& g, const Shape& shape) {
         else if (shape[j] != g.shape()[i])
             throw ShapeError("sum_to: shape " + g.shape().str() + " is not a broadcast of " + shape.str());
     }
+    if (g.is_contiguous() && dims.size() == static_cast<std::size_t>(lead) && lead > 1) {
+        // Only leading dims go (a bias's gradient, [B, T, d] -> [d]): one pass over [B·T, d].
+        return reshape(sum(reshape(g, Shape{g.numel() / shape.numel(), shape.numel()}), 0), shape);
+    }
     return reshape(sum(g, dims, true), shape);  // keepdim, then drop the leading dims
 }
 

@@ -9,6 +9,7 @@
 #include "autograd/node.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace attnlab {
 
@@ -98,6 +99,34 @@ Tensor relu(const Tensor& x) {
     return out;
 }
 
+// GELU of a float run, vectorised (vec_math.hpp): y = x·Φ(x) and, when dydx is not
+// null, Φ(x) + x·φ(x). Φ(x) = ½·erfc(|x|/√2) for x < 0 and 1 − ½·erfc(|x|/√2) above;
+// relative error ≈ 2e-7 against the scalar formula in gelu() below, which it replaces
+// for float32; float64 keeps the formula (tests/tensor/test_elementwise.cpp compares the two).
+static void gelu_float_run(const float* x, float* y, float* dydx, std::int64_t n) {
+    using namespace detail::vec;
+    constexpr float kInvSqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
+    constexpr float kInvSqrt2Pi = static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+    auto one = [&](VF v, VF& out, VF& d) {
+        const VF half_erfc = 0.5f * erfc_nonnegative((v < 0.0f ? -v : v) * kInvSqrt2);
+        const VF cdf = v < 0.0f ? half_erfc : 1.0f - half_erfc;
+        out = v * cdf;
+        if (dydx) d = cdf + v * exp_nonpositive(-0.5f * v * v) * kInvSqrt2Pi;
+    };
+    std::int64_t i = 0;
+    VF out, d;
+    for (; i + kLanes <= n; i += kLanes) {
+        one(load(x + i), out, d);
+        store(y + i, out);
+        if (dydx) store(dydx + i, d);
+    }
+    if (i < n) {
+        one(load_tail(x + i, n - i, 0.0f), out, d);
+        store_tail(y + i, out, n - i);
+        if (dydx) store_tail(dydx + i, d, n - i);
+    }
+}
+
 Tensor gelu(const Tensor& x) {
     // GELU(x) = x·Φ(x) = ½x(1 + erf(x/√2)), the exact form (PyTorch's approximate='none').
     // GELU'(x) = Φ(x) + x·φ(x), φ the standard normal density. When a gradient will be
@@ -111,7 +140,8 @@ Tensor gelu(const Tensor& x) {
         const T* px = xc.data_ptr<T>();
         T* py = out.data_ptr<T>();
         T* pd = want_grad ? deriv.data_ptr<T>() : nullptr;
-        for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
+        if constexpr (std::is_same_v<T, float>) return gelu_float_run(px, py, pd, x.numel());
+        for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {  // the formula, as written above (float64)
             const T v = px[i];
             const T cdf = T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
             py[i] = v * cdf;

@@ -83,6 +83,9 @@ TEST_CASE("gradcheck: softmax and log_softmax, with and without masked entries",
 TEST_CASE("gradcheck: matmul in every batching form", "[autograd][gradcheck][matmul]") {
     check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({3, 4}), input({4, 2})});
     check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({2, 3, 4}), input({4, 5})});
+    // a batched x @ 2-D W: dW is one product over all rows, also for a 4-D or non-contiguous x
+    check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({2, 2, 3, 4}), input({4, 5})});
+    check_gradients([](V x) { return matmul(x[0].transpose(0, 1), x[1]); }, {input({3, 2, 4}), input({4, 5})});
     check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({2, 1, 3, 4}), input({3, 4, 2})});
     check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({4}), input({4, 3})});
     check_gradients([](V x) { return matmul(x[0], x[1]); }, {input({2, 4}), input({4})});

@@ -147,3 +147,17 @@ TEST_CASE("large storage blocks are recycled, small ones are not", "[tensor][all
     Tensor z = zeros({64 * 1024});  // zeros() must still zero a recycled block
     CHECK(z.sum().item() == 0.0);
 }
+
+TEST_CASE("a full allocator cache evicts its oldest blocks, not the one just freed", "[tensor][allocator]") {
+    // Fill the cache with blocks of one size (never touched, so no pages are faulted in),
+    // as a sweep over T leaves its smaller sizes behind; then free a block of a new size.
+    const std::int64_t old_floats = static_cast<std::int64_t>(kMaxCachedBytes / 4 / sizeof(float));
+    { Tensor stale[4] = {empty({old_floats}), empty({old_floats}), empty({old_floats}), empty({old_floats})}; }
+    CHECK(cached_storage_bytes() == kMaxCachedBytes);  // whatever was cached before is evicted first
+    const std::size_t new_bytes = 96 << 20;
+    { Tensor fresh = empty({static_cast<std::int64_t>(new_bytes / sizeof(float))}); }
+    CHECK(cached_storage_bytes() <= kMaxCachedBytes);
+    const std::size_t with_fresh = cached_storage_bytes();
+    Tensor again = empty({static_cast<std::int64_t>(new_bytes / sizeof(float))});
+    CHECK(cached_storage_bytes() == with_fresh - new_bytes);  // it was kept, and handed out again
+}

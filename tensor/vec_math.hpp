@@ -1,0 +1,99 @@
+// vec_math.hpp — float math on whole vectors (GCC vector extensions), for the
+// elementwise kernels whose scalar libm calls cost more than the matmuls around
+// them: softmax's exp (softmax_row.cpp), GELU's erf and exp (unary.cpp).
+//
+// VF is the widest float vector the target offers (AVX-512: 16 lanes, AVX: 8,
+// else 4); GCC lowers the arithmetic to the matching instructions, as for the gemm
+// micro-kernel. Internal to tensor/: nothing outside it should need these.
+//
+// exp(t) for t ≤ 0, the classic way (Cody–Waite reduction, as in Cephes' expf):
+//   k = nearest integer to t / ln 2,   r = t − k·ln 2  (|r| ≤ ln 2 / 2, ln 2 split in two
+//   parts so k·ln2_hi is exact),   exp(t) = 2^k · exp(r),
+//   exp(r) ≈ 1 + r + r²·P(r), P a degree-5 minimax polynomial (Cephes' coefficients),
+//   2^k built directly in the float's exponent bits.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace attnlab::detail::vec {
+
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+#elif defined(__AVX__)
+constexpr int kLanes = 8;
+#else
+constexpr int kLanes = 4;
+#endif
+typedef float VF __attribute__((vector_size(kLanes * sizeof(float))));
+typedef std::int32_t VI __attribute__((vector_size(kLanes * sizeof(float))));
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kMinArg = -87.33654f;      // ln(2^−126): below it, exp(t) is not a normal float
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f;     // few mantissa bits: k·kLn2Hi is exact for |k| ≤ 126
+constexpr float kLn2Lo = -2.12194440e-4f;  // ln 2 − kLn2Hi
+constexpr float kRound = 12582912.0f;      // 1.5·2^23: (x + kRound) − kRound rounds x to an integer
+
+inline VF load(const float* p) {
+    VF v;
+    std::memcpy(&v, p, sizeof v);  // one unaligned vector load
+    return v;
+}
+inline void store(float* p, VF v) { std::memcpy(p, &v, sizeof v); }
+inline VF splat(float x) { return VF{} + x; }
+
+// The last `count` (< kLanes) elements, padded with `fill` to a whole vector.
+inline VF load_tail(const float* p, std::int64_t count, float fill) {
+    float buf[kLanes];
+    for (int i = 0; i < kLanes; ++i) buf[i] = i < count ? p[i] : fill;
+    return load(buf);
+}
+inline void store_tail(float* p, VF v, std::int64_t count) {
+    float buf[kLanes];
+    store(buf, v);
+    for (std::int64_t i = 0; i < count; ++i) p[i] = buf[i];
+}
+
+// exp(t) for t ≤ 0: relative error ≤ 2e-7; exp(−inf) = 0, NaN stays NaN, results
+// below 2^−126 flush to 0.
+inline VF exp_nonpositive(VF t) {
+    const VI normal = t >= kMinArg;            // false for −inf, NaN and tiny results
+    const VF c = normal ? t : splat(kMinArg);  // a safe argument for the arithmetic below
+    const VF k = (c * kLog2e + kRound) - kRound;
+    const VF r = (c - k * kLn2Hi) - k * kLn2Lo;
+    VF p = splat(1.9875691500e-4f);
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * (r * r) + r + 1.0f;
+    const VI bits = (__builtin_convertvector(k, VI) + 127) << 23;  // 2^k, k in [−126, 0]
+    VF two_k;
+    std::memcpy(&two_k, &bits, sizeof two_k);
+    const VF e = p * two_k;
+    return normal ? e : (t != t ? t : VF{});  // NaN stays NaN; the rest is 0
+}
+
+// erfc(z) for z ≥ 0 as exp(−z² + P(u))·u with u = 1/(1 + z/2): the Chebyshev fit of
+// Numerical Recipes (§6.2, erfcc), relative error < 1.2e-7 for every z ≥ 0, so both
+// tails of the normal CDF keep their relative accuracy (1 − erf(z) would not).
+inline VF erfc_nonnegative(VF z) {
+    const VF u = 1.0f / (1.0f + 0.5f * z);
+    VF p = splat(0.17087277f);
+    p = p * u - 0.82215223f;
+    p = p * u + 1.48851587f;
+    p = p * u - 1.13520398f;
+    p = p * u + 0.27886807f;
+    p = p * u - 0.18628806f;
+    p = p * u + 0.09678418f;
+    p = p * u + 0.37409196f;
+    p = p * u + 1.00002368f;
+    p = p * u - 1.26551223f;
+    VF t = p - z * z;
+    t = t < 0.0f ? t : VF{};  // ≤ 0 up to rounding (it is 3e-8 at z = 0)
+    return u * exp_nonpositive(t);
+}
+
+}  // namespace attnlab::detail::vec
