@@ -62,7 +62,8 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan bench bench-compare plots-demo train gallery test-browser readme-figures help clean
+.PHONY: all build programs test debug asan bench bench-compare plots-demo train gallery test-browser readme-figures help clean \
+        metrics-reference check-metrics
 .DEFAULT_GOAL := all
 
 # Parallel by default where it is safe: compiling, and training the three checkpoints.
@@ -92,9 +93,17 @@ build: programs
 
 programs: $(PROGS)
 
-## test        build and run the whole Catch2 test suite
-test: $(TESTS)
+## test        build and run the whole Catch2 test suite (it spawns the phase programs, so builds them too)
+test: $(TESTS) $(addprefix $(B)/,$(PHASE_PROGS))
 	$(TESTS) $(TEST_ARGS)
+
+## check-metrics      after make all: every non-timing number in out/phaseN/metrics.json equals the reference
+check-metrics:
+	tools/metrics_reference.py check out tests/phases/metrics_reference.json
+
+## metrics-reference  after make all: record out/ as the reference (when a change is meant to move the numbers)
+metrics-reference:
+	tools/metrics_reference.py write out tests/phases/metrics_reference.json
 
 ## debug       build every program and the tests with -O0 -g3 into build/debug/ (for gdb)
 debug:

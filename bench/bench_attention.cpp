@@ -6,7 +6,7 @@
 //   W3b  forward + backward of the same, q, k, v requiring grad, upstream gradient fixed:
 //          attn_fwd_bwd_T{T}   flash_fwd_bwd_T{T}
 //
-// Each line: median ms per call (min..max over 7 repetitions after warm-up; nn::time_median,
+// Each line: median ms per call (min..max over 7 repetitions after warm-up; lab::time_median,
 // the loop torch_peer.py uses), GFLOP/s against the model's flops (forward 4·T²·d_k·H: q kᵀ
 // and weights·v; forward + backward 3× that: the backward's dq, dk, dv, dweights), and the
 // peak extra bytes of tensor storage one call needed beyond its inputs, measured with the
@@ -27,7 +27,7 @@
 
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
-#include "nn/attention_cost.hpp"
+#include "lab/attention_cost.hpp"
 #include "nn/flash_attention.hpp"
 #include "tensor/allocator.hpp"
 #include "tensor/ops.hpp"
@@ -61,7 +61,7 @@ double cpu_ms_median(F&& fn, int reps) {
 
 template <typename F>
 void measure(const std::string& name, F&& fn, int reps, double rep_s, double flops) {
-    const nn::Timing t = nn::time_median(fn, reps, rep_s);
+    const lab::Timing t = lab::time_median(fn, reps, rep_s);
     const double bytes = peak_extra_storage_bytes(fn), cpu = cpu_ms_median(fn, reps);
     std::printf("%s: %.4f ms (%.4f..%.4f)  GFLOPs=%.1f  peak_extra_MB=%.2f  cpu_ms=%.4f  cpu_GFLOPs=%.1f\n", name.c_str(),
                 t.median_ms, t.min_ms, t.max_ms, flops / (t.median_ms * 1e6), bytes / (1 << 20), cpu, flops / (cpu * 1e6));

@@ -9,7 +9,7 @@
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //
 // Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
-// to ~0.15 s, 7 repetitions, the median per call (nn::time_median, which phase 5's cost
+// to ~0.15 s, 7 repetitions, the median per call (lab::time_median, which phase 5's cost
 // plot uses too). Each line also reports the minor page faults per call in the steady
 // state (getrusage, over a few calls after the timing): a nonzero count means memory
 // went back to the kernel and was faulted in again. Usage:
@@ -26,7 +26,7 @@
 #include <sys/resource.h>
 
 #include "autograd/node.hpp"
-#include "nn/attention_cost.hpp"  // nn::time_median, the timing loop torch_peer.py uses
+#include "lab/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "nn/transformer.hpp"
@@ -59,7 +59,7 @@ double faults_per_call(const std::function<void()>& fn, int calls) {
     return static_cast<double>(minor_faults() - before) / calls;
 }
 
-Result summarise(const std::string& name, const nn::Timing& t, double faults, const std::string& extra = "") {
+Result summarise(const std::string& name, const lab::Timing& t, double faults, const std::string& extra = "") {
     char f[48];
     std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f", faults);
     Result r{name, t.median_ms, t.min_ms, t.max_ms, extra.empty() ? f : extra + " " + f, faults};
@@ -77,7 +77,7 @@ Result mha_fwd_bwd(const std::string& name, std::int64_t d, std::int64_t h, cons
         mha.zero_grad();
         mha.forward(x).output.sum().backward();
     };
-    const nn::Timing t = nn::time_median(step);
+    const lab::Timing t = lab::time_median(step);
     return summarise(name, t, faults_per_call(step, 10));
 }
 
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
         Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64});
         NoGradGuard no_grad;
         auto attention = [&] { matmul(softmax(matmul(q, k.mT()) / 8.0, -1), v); };
-        const nn::Timing t = nn::time_median(attention, 7, T >= 1024 ? 0.0 : 0.15);
+        const lab::Timing t = lab::time_median(attention, 7, T >= 1024 ? 0.0 : 0.15);
         const double flops = 2.0 * 2.0 * 8 * static_cast<double>(T) * T * 64;  // QKᵀ and weights·V
         char extra[64];
         std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (t.median_ms * 1e6));
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
         }
         const double faults = static_cast<double>(minor_faults() - faults_before) / 50;
         std::sort(ms.begin(), ms.end());
-        const nn::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
+        const lab::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
         char extra[96];
         std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
                       static_cast<long long>(model.parameter_count()), loss, 16 * 32 / (t.median_ms / 1e3));
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
                 tokens.push_back(static_cast<std::int64_t>(argmax(logits.select(1, -1), -1).item()));
             }
         };
-        const nn::Timing t = nn::time_median(generate, 7, 0.0);
+        const lab::Timing t = lab::time_median(generate, 7, 0.0);
         char extra[64];
         std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", t.median_ms / 256);
         results.push_back(summarise("generate_256", t, faults_per_call(generate, 1), extra));

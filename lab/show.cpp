@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "nn/attention_stats.hpp"
+#include "lab/attention_stats.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/figure_grid.hpp"
@@ -86,7 +86,7 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
     roll.vmin = 0, roll.vmax = 1;
     roll.colorbar_label = "weight";
     roll.columns = 2;
-    out.push_back(save(plots::heatmap_grid({to_matrix(mean(a.layers.back(), 0)), to_matrix(nn::attention_rollout(a.layers))}, roll),
+    out.push_back(save(plots::heatmap_grid({to_matrix(mean(a.layers.back(), 0)), to_matrix(attention_rollout(a.layers))}, roll),
                        dir, "attention_rollout"));
 
     std::vector<std::string> labels;
@@ -94,7 +94,7 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
     for (std::size_t l = 0; l < a.layers.size(); ++l)
         for (std::int64_t h = 0; h < H; ++h) {
             labels.push_back("L" + std::to_string(l + 1) + " H" + std::to_string(h + 1));
-            entropy.push_back(mean(nn::row_entropy(a.layers[l].select(0, h))).item());
+            entropy.push_back(mean(row_entropy(a.layers[l].select(0, h))).item());
         }
     plots::BarChartOptions bars;
     bars.title = a.title + ": mean attention entropy per head";

@@ -13,15 +13,16 @@
 // attention layer, whose input X is ln1(tok_emb + pos_emb). Its projections have a
 // bias, so Q = X W_Q^T + b_Q (Linear weights are stored [out, in], as in PyTorch).
 // Writes out/phase1/*.svg|png, out/phase1/metrics.json, out/data/attention_weights.npy.
+// `phase1 --help` lists the settings: the sentence, the checkpoint (any single-head
+// model), the seed, the d_k of step 5's experiment, the pointer task's steps, --out.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 
 #include "autograd/node.hpp"
-#include "nn/scaling_experiment.hpp"
-#include "lab/train.hpp"
+#include "lab/report.hpp"
+#include "lab/scaling_experiment.hpp"
 #include "phases/phase1_worked_examples.hpp"
-#include "phases/phase12_metrics.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
@@ -42,113 +43,131 @@ std::vector<std::string> top_entries(const Tensor& vec, int n) {
     std::vector<double> v = vec.to_vector<double>();
     std::vector<std::size_t> idx(v.size());
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    n = std::min<int>(n, static_cast<int>(v.size()));
     std::partial_sort(idx.begin(), idx.begin() + n, idx.end(), [&](auto a, auto b) { return std::abs(v[a]) > std::abs(v[b]); });
     std::vector<std::string> out;
     for (int i = 0; i < n; ++i) out.push_back("[" + std::to_string(idx[i]) + "] " + (v[idx[i]] >= 0 ? "+" : "") + num(v[idx[i]], 2));
     return out;
 }
 
-}  // namespace
+// What the sections share: the settings, the model's first attention layer, the sentence.
+struct Phase1 : Frame {
+    explicit Phase1(const lab::Options& o) : Frame(o, "phase1") {}
+    nn::LoadedCheckpoint ckpt;
+    std::vector<std::string> tokens;
+    std::int64_t T = 0, d_model = 0, d_k = 0;
+    std::int64_t query = 0, key = 0;  // step 1's pair: the third word and the second ("sat", "cat")
+    Tensor X, q_query, sat_scores, sat_weights, sat_out, weights;  // step 1 and 2's results
+    nn::Block& block() const { return *ckpt.model->blocks[0]; }
+    Tensor project(const nn::Linear& W, const Tensor& x) const { return matmul(x, W.weight.mT()) + W.bias; }
+};
 
-int main() {
-    const std::uint64_t seed = 0;
-    manual_seed(seed);
-    std::printf("Phase 1: single-head scaled dot-product attention (seed %llu)\n", static_cast<unsigned long long>(seed));
-    Output out("out/phase1");
-    Json& m = out.metrics();
-    m["seed"] = static_cast<std::int64_t>(seed);
-    section("0. The trained single_head_model and the toy sentence");
-    nn::LoadedCheckpoint ckpt = lab::load_or_train(lab::Task::single_head);  // trains it first if it is missing
-    NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
-    nn::Transformer& model = *ckpt.model;
+void section0_model_and_sentence(Phase1& p) {
+    section("0. The trained single-head model and the sentence");
+    nn::Transformer& model = *p.ckpt.model;
     model.eval();
-    nn::Block& block = *model.blocks[0];
-    const std::vector<std::string> tokens = words(kToySentence);
-    const auto T = static_cast<std::int64_t>(tokens.size());
-    Tensor ids = from_vector(encode(kToySentence), {1, T});
-    std::cout << "tokens: " << kToySentence << "\nids: " << ids << "\n";
-    const std::int64_t d_model = model.config().d_model, d_k = block.attn.d_k;
-    std::printf("d_model = %lld, heads = %lld, d_k = %lld (layer 1 of %zu)\n", static_cast<long long>(d_model),
-                static_cast<long long>(block.attn.n_heads), static_cast<long long>(d_k), model.blocks.size());
-
+    if (p.block().attn.n_heads != 1)
+        p.opt.fail("checkpoint", "phase 1 studies one head; this model has " + std::to_string(p.block().attn.n_heads) +
+                                     " (phase 2 reads multi-head models)");
+    const std::vector<std::int64_t> ids_v = sentence_ids(p.opt, p.ckpt.info.vocab, model.config().context);
+    for (std::int64_t id : ids_v) p.tokens.push_back(p.ckpt.info.vocab[static_cast<std::size_t>(id)]);
+    p.T = static_cast<std::int64_t>(p.tokens.size());
+    p.query = std::min<std::int64_t>(2, p.T - 1), p.key = std::min<std::int64_t>(1, p.T - 1);
+    Tensor ids = from_vector(ids_v, {1, p.T});
+    std::cout << "tokens: " << p.opt.text("sentence") << "\nids: " << ids << "\n";
+    p.d_model = model.config().d_model, p.d_k = p.block().attn.d_k;
+    std::printf("d_model = %lld, heads = %lld, d_k = %lld (layer 1 of %zu)\n", static_cast<long long>(p.d_model),
+                static_cast<long long>(p.block().attn.n_heads), static_cast<long long>(p.d_k), model.blocks.size());
     // X: the input of the first attention layer, one row per token
-    Tensor X = block.ln1.forward(model.tok_emb.forward(ids) + model.pos_emb.forward(arange(T))).select(0, 0);  // (T, d_model)
-    const nn::Linear &W_Q = block.attn.w_q, &W_K = block.attn.w_k, &W_V = block.attn.w_v;
-    auto project = [](const nn::Linear& W, const Tensor& x) { return matmul(x, W.weight.mT()) + W.bias; };
+    p.X = p.block().ln1.forward(model.tok_emb.forward(ids) + model.pos_emb.forward(arange(p.T))).select(0, 0);  // (T, d_model)
+}
 
+void section1_one_query(Phase1& p) {
     section("1. One query and one key, then one query against every key");
-    const std::int64_t sat = 2, cat = 1;
-    Tensor q_sat = project(W_Q, X.select(0, sat)), k_cat = project(W_K, X.select(0, cat));  // (d_k)
-    const double s_sat_cat = matmul(q_sat, k_cat).item();  // 1-D . 1-D: the dot product
-    std::printf("score(sat -> cat) = q_sat . k_cat = %.4f;  / sqrt(%lld) = %.4f\n", s_sat_cat, static_cast<long long>(d_k),
-                s_sat_cat / std::sqrt(static_cast<double>(d_k)));
-    Tensor K_all = project(W_K, X), V_all = project(W_V, X);                                       // (T, d_k)
-    Tensor sat_scores = matmul(K_all, q_sat) / std::sqrt(static_cast<double>(d_k));                // (T)
-    Tensor sat_weights = softmax(sat_scores, -1), sat_out = matmul(sat_weights, V_all);         // (T), (d_k)
-    std::cout << "scaled scores of 'sat': " << sat_scores << "\nweights of 'sat':       " << sat_weights
-              << "\noutput of 'sat' = sum_j w_j v_j, shape " << sat_out.shape().str() << "\n";
+    const nn::MultiHeadAttention& a = p.block().attn;
+    const std::string& qw = p.tokens[p.query];
+    p.q_query = p.project(a.w_q, p.X.select(0, p.query));
+    const Tensor k_key = p.project(a.w_k, p.X.select(0, p.key));  // (d_k)
+    const double s = matmul(p.q_query, k_key).item();               // 1-D . 1-D: the dot product
+    std::printf("score(%s -> %s) = q_%s . k_%s = %.4f;  / sqrt(%lld) = %.4f\n", qw.c_str(), p.tokens[p.key].c_str(),
+                qw.c_str(), p.tokens[p.key].c_str(), s, static_cast<long long>(p.d_k), s / std::sqrt(double(p.d_k)));
+    const Tensor K_all = p.project(a.w_k, p.X), V_all = p.project(a.w_v, p.X);                  // (T, d_k)
+    p.sat_scores = matmul(K_all, p.q_query) / std::sqrt(static_cast<double>(p.d_k));            // (T)
+    p.sat_weights = softmax(p.sat_scores, -1), p.sat_out = matmul(p.sat_weights, V_all);         // (T), (d_k)
+    std::cout << "scaled scores of '" << qw << "': " << p.sat_scores << "\nweights of '" << qw << "':       "
+              << p.sat_weights << "\noutput of '" << qw << "' = sum_j w_j v_j, shape " << p.sat_out.shape().str() << "\n";
+}
 
+void section2_matrix_form(Phase1& p) {
     section("2. The matrix form: the whole sentence at once");
-    Tensor Q = project(W_Q, X), K = project(W_K, X), V = project(W_V, X);  // (T, d_k) each
-    std::cout << "X " << X.shape().str() << "  Q " << Q.shape().str() << "  K " << K.shape().str() << "  V "
+    const nn::MultiHeadAttention& a = p.block().attn;
+    Tensor Q = p.project(a.w_q, p.X), K = p.project(a.w_k, p.X), V = p.project(a.w_v, p.X);  // (T, d_k) each
+    std::cout << "X " << p.X.shape().str() << "  Q " << Q.shape().str() << "  K " << K.shape().str() << "  V "
               << V.shape().str() << "\n";
     Tensor scores = matmul(Q, K.mT());                                  // (T, T): score_ij = q_i . k_j
-    Tensor scaled = scores / std::sqrt(static_cast<double>(d_k));       // (T, T)
-    Tensor weights = softmax(scaled, -1);                               // (T, T), rows sum to 1
-    Tensor output = matmul(weights, V);                                 // (T, d_k)
-    std::cout << "scores = Q K^T:\n" << scores << "\nscaled = scores / sqrt(" << d_k << "):\n" << scaled
-              << "\nweights = softmax(scaled):\n" << weights << "\nrow sums: " << sum(weights, -1)
-              << "\noutput = weights V (first 6 of " << d_k << " columns):\n" << output.narrow(1, 0, 6) << "\n";
+    Tensor scaled = scores / std::sqrt(static_cast<double>(p.d_k));     // (T, T)
+    p.weights = softmax(scaled, -1);                                    // (T, T), rows sum to 1
+    Tensor output = matmul(p.weights, V);                               // (T, d_k)
+    std::cout << "scores = Q K^T:\n" << scores << "\nscaled = scores / sqrt(" << p.d_k << "):\n" << scaled
+              << "\nweights = softmax(scaled):\n" << p.weights << "\nrow sums: " << sum(p.weights, -1)
+              << "\noutput = weights V (first 6 of " << p.d_k << " columns):\n"
+              << output.narrow(1, 0, std::min<std::int64_t>(6, p.d_k)) << "\n";
     // The layer computes the same thing (then projects with W_O): check it to within 1e-6.
-    nn::AttentionResult layer = block.attn.forward(X.unsqueeze(0));
-    const double dw = max(abs(layer.weights.select(0, 0).select(0, 0) - weights)).item();
-    const double dout = max(abs(layer.output.select(0, 0) - project(block.attn.w_o, output))).item();
+    nn::AttentionResult layer = p.block().attn.forward(p.X.unsqueeze(0));
+    const double dw = max(abs(layer.weights.select(0, 0).select(0, 0) - p.weights)).item();
+    const double dout = max(abs(layer.output.select(0, 0) - p.project(a.w_o, output))).item();
     std::printf("check against the layer's forward: max |dweights| = %.2e, max |doutput after W_O| = %.2e\n", dw, dout);
     if (dw > 1e-6 || dout > 1e-6) throw ValueError("phase 1: the step-by-step attention differs from the layer's");
-    m["layer_check"] = Json::Object{{"max_abs_diff_weights", dw}, {"max_abs_diff_output", dout}};
+    p.m["layer_check"] = Json::Object{{"max_abs_diff_weights", dw}, {"max_abs_diff_output", dout}};
 
     plots::HeatmapOptions ho;
-    ho.title = "Attention weights, single head (layer 1): the cat sat on the mat";
-    ho.row_labels = ho.col_labels = tokens;
+    ho.title = "Attention weights, single head (layer 1): " + p.opt.text("sentence");
+    ho.row_labels = ho.col_labels = p.tokens;
     ho.annotate = true;
     ho.vmin = 0.0, ho.vmax = 1.0;
     ho.colorbar_label = "weight (each row sums to 1)";
-    out.figure(plots::heatmap(to_matrix(weights), ho), "attention_heatmap");
-    save_key_matrix("attention_weights", weights, tokens, tokens);
-    m["tokens"] = Json::Array(tokens.begin(), tokens.end());
-    m["shapes"] = Json::Object{{"X", X.shape().str()}, {"Q", Q.shape().str()}, {"K", K.shape().str()},
-                               {"V", V.shape().str()}, {"scores", scores.shape().str()}, {"output", output.shape().str()}};
-    m["d_k"] = d_k;
-    m["scores"] = to_json(scores), m["scaled_scores"] = to_json(scaled), m["weights"] = to_json(weights);
-    m["row_sums"] = to_json(sum(weights, -1)), m["output"] = to_json(output);
+    p.out.figure(plots::heatmap(to_matrix(p.weights), ho), "attention_heatmap");
+    save_key_matrix("attention_weights", p.weights, p.tokens, p.tokens, p.out.root());
+    p.m["tokens"] = Json::Array(p.tokens.begin(), p.tokens.end());
+    p.m["shapes"] = Json::Object{{"X", p.X.shape().str()}, {"Q", Q.shape().str()}, {"K", K.shape().str()},
+                                 {"V", V.shape().str()}, {"scores", scores.shape().str()}, {"output", output.shape().str()}};
+    p.m["d_k"] = p.d_k;
+    p.m["scores"] = to_json(scores), p.m["scaled_scores"] = to_json(scaled), p.m["weights"] = to_json(p.weights);
+    p.m["row_sums"] = to_json(sum(p.weights, -1)), p.m["output"] = to_json(output);
+}
 
-    section("3. The flow for one token: 'sat'");
-    std::vector<std::string> score_lines{"q_sat . k_j / sqrt(" + std::to_string(d_k) + ")"}, weight_lines{"softmax"};
-    for (std::int64_t j = 0; j < T; ++j) {
-        score_lines.push_back(tokens[j] + "  " + num(sat_scores.at({j}), 2));
-        weight_lines.push_back(tokens[j] + "  " + num(sat_weights.at({j}), 3));
+void section3_flow(Phase1& p) {
+    const std::string& qw = p.tokens[p.query];
+    section("3. The flow for one token: '" + qw + "'");
+    std::vector<std::string> score_lines{"q_" + qw + " . k_j / sqrt(" + std::to_string(p.d_k) + ")"}, weight_lines{"softmax"};
+    for (std::int64_t j = 0; j < p.T; ++j) {
+        score_lines.push_back(p.tokens[j] + "  " + num(p.sat_scores.at({j}), 2));
+        weight_lines.push_back(p.tokens[j] + "  " + num(p.sat_weights.at({j}), 3));
     }
     auto box_lines = [](std::string head, std::vector<std::string> rest) {  // a vector's box: its name, then its largest entries
         rest.insert(rest.begin(), {head, "largest |entries|:"});
         return rest;
     };
-    const std::string dk = "[" + std::to_string(d_k) + "]", Tdk = "[" + std::to_string(T) + " x " + std::to_string(d_k) + "]";
+    const std::string T = std::to_string(p.T), dk = "[" + std::to_string(p.d_k) + "]", Tdk = "[" + T + " x " + std::to_string(p.d_k) + "]";
     std::vector<plots::FlowBox> boxes{
-        {.id = "x", .lines = box_lines("x_sat (input)", top_entries(X.select(0, sat), 3)), .note = "[" + std::to_string(d_model) + "]", .column = 0, .row = 0},
-        {.id = "X", .lines = {"X, all 6 tokens", "ln1(tok + pos)"}, .note = "[6 x " + std::to_string(d_model) + "]", .column = 0, .row = 1.6},
-        {.id = "q", .lines = box_lines("q_sat = x W_Q + b", top_entries(q_sat, 3)), .note = dk, .column = 1, .row = 0},
+        {.id = "x", .lines = box_lines("x_" + qw + " (input)", top_entries(p.X.select(0, p.query), 3)), .note = "[" + std::to_string(p.d_model) + "]", .column = 0, .row = 0},
+        {.id = "X", .lines = {"X, all " + T + " tokens", "ln1(tok + pos)"}, .note = "[" + T + " x " + std::to_string(p.d_model) + "]", .column = 0, .row = 1.6},
+        {.id = "q", .lines = box_lines("q_" + qw + " = x W_Q + b", top_entries(p.q_query, 3)), .note = dk, .column = 1, .row = 0},
         {.id = "k", .lines = {"keys K = X W_K + b"}, .note = Tdk, .column = 1, .row = 1.2},
         {.id = "v", .lines = {"values V = X W_V + b"}, .note = Tdk, .column = 1, .row = 2.0},
-        {.id = "s", .lines = score_lines, .note = "scores [6]", .column = 2, .row = 0.6},
-        {.id = "w", .lines = weight_lines, .note = "weights [6], sum " + num(sum(sat_weights).item(), 3), .column = 3, .row = 0.6},
-        {.id = "o", .lines = box_lines("output = sum_j w_j v_j", top_entries(sat_out, 3)), .note = dk, .column = 4, .row = 0.6, .fill = plots::rgb(0xfdf0e6)},
+        {.id = "s", .lines = score_lines, .note = "scores [" + T + "]", .column = 2, .row = 0.6},
+        {.id = "w", .lines = weight_lines, .note = "weights [" + T + "], sum " + num(sum(p.sat_weights).item(), 3), .column = 3, .row = 0.6},
+        {.id = "o", .lines = box_lines("output = sum_j w_j v_j", top_entries(p.sat_out, 3)), .note = dk, .column = 4, .row = 0.6, .fill = plots::rgb(0xfdf0e6)},
     };
     std::vector<plots::FlowEdge> edges{{"x", "q", "W_Q"}, {"X", "k", "W_K"}, {"X", "v", "W_V"}, {"q", "s", ""},
                                        {"k", "s", ""},    {"s", "w", ""},    {"w", "o", ""},    {"v", "o", ""}};
-    out.figure(plots::flow_diagram(boxes, edges, {.title = "How 'sat' attends: input -> q, k, v -> scores -> weights -> output"}), "qkv_flow");
-    m["sat"] = Json::Object{{"scaled_scores", to_json(sat_scores)}, {"weights", to_json(sat_weights)},
-                            {"output_norm", std::sqrt(sum(sat_out * sat_out).item())}};
+    const std::string title = "How '" + qw + "' attends: input -> q, k, v -> scores -> weights -> output";
+    p.out.figure(plots::flow_diagram(boxes, edges, {.title = title}), "qkv_flow");
+    p.m[qw] = Json::Object{{"scaled_scores", to_json(p.sat_scores)}, {"weights", to_json(p.sat_weights)},
+                           {"output_norm", std::sqrt(sum(p.sat_out * p.sat_out).item())}};
+}
 
+void section4_worked_examples(Phase1& p) {
     section("4. The seeds' worked examples, computed");
     Json examples = Json::array();
     for (const WorkedExample& ex : {seed001_exercise(), seed004_walkthrough()}) {
@@ -164,66 +183,66 @@ int main() {
                 "(they sum to 0.999); the exact output is the one above, [2.754, 3.754].\n"
                 "seed 004 gives row 0 as 'approximately [0.31, 0.17, 0.31, 0.20]': row 0 of QK^T is [1, 0, 1, 0],\n"
                 "so the weights must be [a, b, a, b]; they are [0.335, 0.165, 0.335, 0.165], as computed above.\n");
-    m["worked_examples"] = examples;
+    p.m["worked_examples"] = examples;
+}
 
+// Step 5's statistics: one column each, printed, recorded and drawn from this one list.
+lab::Table scaling_table() {
+    return lab::Table({{"d_k", "d_k", 5, -1}, {"scaled", "scaling", 8, -1}, {"score_variance", "Var(score)", 10, 3},
+                       {"mean_max_weight", "max w", 7, 3}, {"mean_entropy", "entropy", 8, 3},
+                       {"saturated_rows", "rows>0.99", 9, 3}, {"grad_norm_logits", "|dL/dlogit|", 11, 4},
+                       {"median_row_grad_logits", "median row", 12, 4}, {"grad_norm_w_q", "|dL/dW_Q|", 10, 2}});
+}
+
+void section5a_why_sqrt_dk(Phase1& p, const std::vector<std::int64_t>& dks) {
     section("5. Why sqrt(d_k): the seed's experiment on random unit-variance q, k");
-    const std::vector<std::int64_t> dks{8, 32, 128};
-    std::vector<nn::ScalingStats> stats;
-    std::printf("%5s %8s %10s %7s %8s %9s %11s %12s %10s\n", "d_k", "scaling", "Var(score)", "max w", "entropy", "rows>0.99",
-                "|dL/dlogit|", "median row", "|dL/dW_Q|");
-    Json js = Json::array();
+    lab::Table t = scaling_table();
+    t.print_header();
+    std::vector<lab::ScalingStats> stats;
     for (std::int64_t d : dks)
         for (bool sc : {false, true}) {
-            stats.push_back(nn::measure_scaling(d, sc, 256, 16, seed));
-            const nn::ScalingStats& st = stats.back();
-            std::printf("%5lld %8s %10.3f %7.3f %8.3f %9.3f %11.4f %12.4f %10.2f\n", static_cast<long long>(d), sc ? "1/sqrt" : "none",
-                        st.score_variance, st.mean_max_weight, st.mean_entropy, st.saturated_rows, st.grad_norm_logits,
-                        st.median_row_grad, st.grad_norm_w_q);
-            js.push_back(Json::Object{{"d_k", d}, {"scaled", sc}, {"score_variance", st.score_variance},
-                                      {"mean_max_weight", st.mean_max_weight}, {"mean_entropy", st.mean_entropy},
-                                      {"saturated_rows", st.saturated_rows}, {"grad_norm_logits", st.grad_norm_logits},
-                                      {"median_row_grad_logits", st.median_row_grad},
-                                      {"grad_norm_w_q", st.grad_norm_w_q}});
+            const lab::ScalingStats& st = stats.emplace_back(lab::measure_scaling(d, sc, 256, 16, p.seed));
+            t.row({d, sc, st.score_variance, st.mean_max_weight, st.mean_entropy, st.saturated_rows, st.grad_norm_logits,
+                   st.median_row_grad, st.grad_norm_w_q});
         }
-    std::printf("(256 sequences of 16 tokens per cell; uniform attention over 16 keys: max w = 0.0625, entropy = ln 16 = %.3f;\n"
-                " L = sum(weights * R), R ~ N(0, 1), so dL/dweights has the same size for every d_k)\n", std::log(16.0));
-    const nn::ScalingStats &raw = stats[4], &fixed = stats[5];  // d_k = 128
-    std::printf("at d_k = 128 unscaled, %.0f%% of rows put > 0.99 of their weight on one key, and the median row's gradient\n"
+    std::printf("(scaling yes = scores divided by sqrt(d_k); 256 sequences of 16 tokens per cell; uniform attention over 16 keys: max w = 0.0625,\n"
+                " entropy = ln 16 = %.3f; L = sum(weights * R), R ~ N(0, 1), so dL/dweights has the same size for every d_k)\n", std::log(16.0));
+    const lab::ScalingStats &raw = stats[stats.size() - 2], &fixed = stats.back();  // the largest d_k
+    std::printf("at d_k = %lld unscaled, %.0f%% of rows put > 0.99 of their weight on one key, and the median row's gradient\n"
                 "at the softmax input is %.1fx smaller than with scaling. The mean gradient hides this (%.2f vs %.2f): the\n"
                 "unsaturated rows get large ones. W_Q's gradient is %.1fx larger, since the missing 1/sqrt(d_k) multiplies it\n"
-                "too: updates of the wrong size, going to the rows that are not saturated.\n", 100 * raw.saturated_rows,
-                fixed.median_row_grad / raw.median_row_grad, raw.grad_norm_logits, fixed.grad_norm_logits,
-                raw.grad_norm_w_q / fixed.grad_norm_w_q);
-    m["scaling"] = Json::Object{{"sequences", 256}, {"tokens", 16}, {"cells", js}};
+                "too: updates of the wrong size, going to the rows that are not saturated.\n", static_cast<long long>(raw.d_k),
+                100 * raw.saturated_rows, fixed.median_row_grad / raw.median_row_grad, raw.grad_norm_logits,
+                fixed.grad_norm_logits, raw.grad_norm_w_q / fixed.grad_norm_w_q);
+    p.m["scaling"] = Json::Object{{"sequences", 256}, {"tokens", 16}, {"cells", t.json()}};
 
-    // One series per scaling choice, x = d_k, y = the chosen statistic.
-    auto series = [&](auto stat, bool sc) {
-        plots::Series s{.name = sc ? "scaled by 1/sqrt(d_k)" : "unscaled"};
-        for (const auto& st : stats)
-            if (st.scaled == sc) s.x.push_back(static_cast<double>(st.d_k)), s.y.push_back(stat(st));
-        return s;
+    // One series per scaling choice, x = d_k, y = the column.
+    auto lines = [&](const std::string& key) {
+        auto scaled = [](bool sc) { return [sc](const Json& r) { return r.at("scaled").as_bool() == sc; }; };
+        return std::vector<plots::Series>{t.series("d_k", key, {.name = "unscaled"}, scaled(false)),
+                                          t.series("d_k", key, {.name = "scaled by 1/sqrt(d_k)"}, scaled(true))};
     };
-    auto chart = [&](auto stat, std::string title, std::string y_title, bool log_y, double uniform = NAN) {
-        plots::LineChartOptions o{.title = title, .x_title = "d_k (log scale)", .y_title = y_title, .log_x = true, .log_y = log_y};
-        std::vector<plots::Series> lines{series(stat, false), series(stat, true)};
+    auto chart = [&](const std::string& key, std::string title, std::string y_title, bool log_y, double uniform = NAN) {
+        std::vector<plots::Series> l = lines(key);
         if (!std::isnan(uniform))  // what uniform attention over the 16 keys would give
-            lines.push_back({.name = "uniform attention", .x = {8, 128}, .y = {uniform, uniform}, .markers = false, .dashed = true});
-        return plots::line_chart(lines, o);
+            l.push_back({.name = "uniform attention", .x = {double(dks.front()), double(dks.back())}, .y = {uniform, uniform}, .markers = false, .dashed = true});
+        return plots::line_chart(l, {.title = title, .x_title = "d_k (log scale)", .y_title = y_title, .log_x = true, .log_y = log_y});
     };
-    plots::LineChartOptions vo{.title = "Variance of q.k: grows like d_k unscaled, stays near 1 scaled", .x_title = "d_k (log scale)",
-                               .y_title = "Var(score) (log scale)", .log_x = true, .log_y = true, .fit_slope = true};
-    out.figure(plots::line_chart({series([](auto& st) { return st.score_variance; }, false),
-                                  series([](auto& st) { return st.score_variance; }, true)}, vo), "scaling_variance");
-    out.figure(plots::hstack({chart([](auto& st) { return st.mean_max_weight; }, "Mean max weight per row", "max_j w_ij (1 = one-hot)", false, 1.0 / 16),
-                              chart([](auto& st) { return st.mean_entropy; }, "Mean row entropy", "entropy (nats)", false, std::log(16.0))},
-                             "Softmax saturation without scaling (16 keys per query)"), "scaling_saturation");
-    out.figure(plots::hstack({chart([](auto& st) { return st.median_row_grad; }, "Median row gradient at the softmax input", "median_i |dL/d logits_i| (log)", true),
-                              chart([](auto& st) { return st.grad_norm_w_q; }, "Gradient reaching W_Q", "|dL/dW_Q| (log)", true)},
-                             "Gradients through the softmax, scaled vs unscaled"), "scaling_gradients");
+    p.out.figure(plots::line_chart(lines("score_variance"), {.title = "Variance of q.k: grows like d_k unscaled, stays near 1 scaled",
+                 .x_title = "d_k (log scale)", .y_title = "Var(score) (log scale)", .log_x = true, .log_y = true,
+                 .fit_slope = dks.size() > 1}), "scaling_variance");
+    p.out.figure(plots::hstack({chart("mean_max_weight", "Mean max weight per row", "max_j w_ij (1 = one-hot)", false, 1.0 / 16),
+                                chart("mean_entropy", "Mean row entropy", "entropy (nats)", false, std::log(16.0))},
+                               "Softmax saturation without scaling (16 keys per query)"), "scaling_saturation");
+    p.out.figure(plots::hstack({chart("median_row_grad_logits", "Median row gradient at the softmax input", "median_i |dL/d logits_i| (log)", true),
+                                chart("grad_norm_w_q", "Gradient reaching W_Q", "|dL/dW_Q| (log)", true)},
+                               "Gradients through the softmax, scaled vs unscaled"), "scaling_gradients");
+}
 
-    // The same small task, trained with and without scaling at d_k = 128, same seed.
-    nn::PointerTaskConfig pc;
-    pc.seed = seed;
+// The same small task, trained with and without scaling at the largest d_k, same seed.
+void section5b_train_with_and_without(Phase1& p, std::int64_t d_k, std::int64_t steps) {
+    lab::PointerTaskConfig pc;
+    pc.seed = p.seed, pc.d_k = d_k, pc.steps = steps;
     std::printf("\npointer task (output the token at the position a pointer token names): d_k %lld, %lld data tokens, "
                 "vocab %lld, batch %lld, %lld AdamW steps at lr %g, seed %llu\n", static_cast<long long>(pc.d_k),
                 static_cast<long long>(pc.T), static_cast<long long>(pc.vocab), static_cast<long long>(pc.batch),
@@ -232,19 +251,44 @@ int main() {
     Json jt = Json::Object{{"d_k", pc.d_k}, {"steps", pc.steps}, {"batch", pc.batch}, {"lr", pc.lr}, {"seed", static_cast<std::int64_t>(pc.seed)},
                            {"chance_loss", std::log(static_cast<double>(pc.vocab))}};
     for (bool sc : {false, true}) {
-        nn::PointerTaskResult r = nn::train_pointer_task(pc, sc);
+        lab::PointerTaskResult r = lab::train_pointer_task(pc, sc);
         const std::string key = sc ? "scaled" : "unscaled";
         std::printf("  %-9s held-out loss %.4f, accuracy %.1f%% (chance: loss ln %lld = %.3f, accuracy %.1f%%)\n", key.c_str(),
                     r.final_loss, 100 * r.final_accuracy, static_cast<long long>(pc.vocab), std::log(static_cast<double>(pc.vocab)),
                     100.0 / static_cast<double>(pc.vocab));
         jt[key] = Json::Object{{"final_loss", r.final_loss}, {"final_accuracy", r.final_accuracy}, {"loss_curve", Json::Array(r.loss.begin(), r.loss.end())}};
-        plots::Series s{.name = sc ? "scaled by 1/sqrt(128)" : "unscaled", .markers = false};
+        plots::Series s{.name = sc ? "scaled by 1/sqrt(" + std::to_string(d_k) + ")" : "unscaled", .markers = false};
         for (std::size_t i = 0; i < r.loss.size(); ++i) s.x.push_back(static_cast<double>(i + 1)), s.y.push_back(r.loss[i]);
         curves.push_back(s);
     }
-    m["scaling_training"] = jt;
-    out.figure(plots::line_chart(curves, {.title = "Pointer task at d_k = 128, with and without 1/sqrt(d_k) (same seed)", .x_title = "step",
-                                          .y_title = "training loss (nats)"}), "scaling_training");
-    require_keys(m, kPhase1MetricKeys, "phase 1");
-    out.save_metrics();
+    p.m["scaling_training"] = jt;
+    const std::string title = "Pointer task at d_k = " + std::to_string(d_k) + ", with and without 1/sqrt(d_k) (same seed)";
+    p.out.figure(plots::line_chart(curves, {.title = title, .x_title = "step", .y_title = "training loss (nats)"}), "scaling_training");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    lab::Options opt("phase1", "Phase 1 of seed 000: single-head scaled dot-product attention, step by step.");
+    add_common_flags(opt, {.phase = "phase1", .model = "single_head_model", .seed = 0});
+    opt.add("d-k", "LIST", "8,32,128", "head widths of step 5's sqrt(d_k) experiment; the pointer task uses the largest");
+    opt.add("steps", "N", "200", "training steps of step 5's pointer task");
+    opt.parse(argc, argv);
+    std::vector<std::int64_t> dks = opt.int_list("d-k", 1, 1024);
+    std::sort(dks.begin(), dks.end());
+    const std::int64_t steps = opt.integer("steps", 1, 100000);
+    Phase1 p(opt);
+    manual_seed(p.seed);
+    std::printf("Phase 1: single-head scaled dot-product attention (seed %llu)\n", static_cast<unsigned long long>(p.seed));
+    p.m["seed"] = static_cast<std::int64_t>(p.seed);
+    p.ckpt = load_model(opt, lab::Task::single_head);  // trains the standard one first if it is missing
+    NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
+    section0_model_and_sentence(p);
+    section1_one_query(p);
+    section2_matrix_form(p);
+    section3_flow(p);
+    section4_worked_examples(p);
+    section5a_why_sqrt_dk(p, dks);
+    section5b_train_with_and_without(p, dks.back(), steps);
+    p.out.save_metrics();
 }

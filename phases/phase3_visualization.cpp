@@ -17,14 +17,16 @@
 // phases 1, 2 and 4 and the seeds do; the loops below count from 0, as the tensors do,
 // and add 1 where they print. metrics.json holds indices, not labels: its "layer" and
 // "head" fields and the positions in its per-layer arrays count from 0.
+// `phase3 --help` lists the settings: --sentence (studied in steps 2-5 and shown first in
+// the explorer, before the toy sentences), --checkpoint (the model of steps 2-4, causal_model
+// by default; multi_head_model stays the bidirectional one to compare), --seed, --out.
 #include <cmath>
 #include <cstdio>
 #include <numeric>
 
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
-#include "nn/attention_stats.hpp"
-#include "lab/train.hpp"
+#include "lab/attention_stats.hpp"
 #include "phases/explorer/explorer.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"
@@ -39,9 +41,9 @@ namespace {
 
 using Layers = std::vector<Tensor>;  // layers[l]: [H, T, T], one sequence
 
-// A model and what it did on each toy sentence.
+// A model and what it did on each sentence.
 struct Studied {
-    std::string key, name;  // "causal", "causal_model"
+    std::string key, name;  // "causal", "causal_model" (or the --checkpoint path)
     nn::LoadedCheckpoint checkpoint;
     std::vector<Layers> attention;  // per toy sentence
     nn::Transformer& model() { return *checkpoint.model; }
@@ -96,46 +98,60 @@ Json json_matrix(const Tensor& m) {  // [R, C] -> [[...], ...]
 
 }  // namespace
 
-int main() {
-    phase::Output out("out/phase3");
-    const data::Vocab& vocab = data::toy_grammar().vocab();
-    const std::vector<std::vector<std::int64_t>> sentences = data::load_toy_sequences(vocab);
-    std::vector<std::vector<std::string>> sentence_tokens;
-    for (const auto& s : sentences) {
-        sentence_tokens.emplace_back();
-        for (std::int64_t id : framed(s)) sentence_tokens.back().push_back(vocab.word(id));
-    }
-    if (sentences.front() != phase::encode(phase::kToySentence))
-        throw ValueError("phase3: the first line of data/toy_sequences.txt must be '" + phase::kToySentence + "'");
+namespace {
 
-    // ---- 1. the models ------------------------------------------------------------
+// What the sections share: the settings, the two models, the sentences and what the models did.
+struct Phase3 : phase::Frame {
+    explicit Phase3(const lab::Options& o) : Frame(o, "phase3") {}
+    std::vector<std::vector<std::int64_t>> sentences;         // words only; sentence 0 is --sentence
+    std::vector<std::vector<std::string>> sentence_tokens;    // <bos> words <eos>
+    std::vector<Studied> models;                              // [0] the studied (causal) one, [1] the bidirectional one
+    std::int64_t L = 0, H = 0;
+    const Layers& toy() const { return models[0].attention[0]; }  // models[0] on <bos> --sentence <eos>
+    const std::vector<std::string>& tokens() const { return sentence_tokens[0]; }
+};
+
+void section1_models(Phase3& p) {
     phase::section("1. The trained models");
-    std::vector<Studied> models;
-    models.push_back({"causal", "causal_model", lab::load_or_train(lab::Task::causal), {}});
-    models.push_back({"bidirectional", "multi_head_model", lab::load_or_train(lab::Task::multi_head), {}});
-    for (Studied& m : models) {
-        for (const auto& s : sentences) m.attention.push_back(attention_of(m.model(), framed(s)));
-        const nn::TransformerConfig& c = m.model().config();
-        const auto& x = m.checkpoint.info.extra;
-        std::printf("  %-17s %s, %lld layers x %lld heads, d_model %lld; step %lld of %s; val loss %.3f (Bayes floor %.3f)\n",
-                    m.name.c_str(), c.causal ? "causal" : "bidirectional", (long long)c.n_layers, (long long)c.n_heads,
-                    (long long)c.d_model, (long long)m.checkpoint.step, x.at("total_steps").c_str(),
-                    std::stod(x.at("val_loss")), std::stod(x.at("bayes_floor")));
+    p.models.push_back({"causal", p.opt.given("checkpoint") ? p.opt.text("checkpoint") : "causal_model",
+                        phase::load_model(p.opt, lab::Task::causal), {}});
+    p.models.push_back({"bidirectional", p.opt.given("compare-checkpoint") ? p.opt.text("compare-checkpoint") : "multi_head_model",
+                        phase::load_model(p.opt, lab::Task::multi_head, "compare-checkpoint"), {}});
+    // The sentences: --sentence, then the toy sentences (data/toy_sequences.txt), if the model reads the toy grammar.
+    const std::vector<std::string>& vocab = p.models[0].checkpoint.info.vocab;
+    p.sentences.push_back(phase::sentence_ids(p.opt, vocab, p.models[0].model().config().context));
+    if (vocab == lab::grammar_vocab())
+        for (const auto& s : data::load_toy_sequences(data::toy_grammar().vocab()))
+            if (s != p.sentences[0]) p.sentences.push_back(s);
+    for (const auto& s : p.sentences) {
+        p.sentence_tokens.emplace_back();
+        for (std::int64_t id : framed(s)) p.sentence_tokens.back().push_back(vocab[static_cast<std::size_t>(id)]);
     }
-    Studied& causal = models[0];
-    const Layers& toy = causal.attention[0];  // causal_model on "<bos> the cat sat on the mat <eos>"
-    const std::vector<std::string>& tokens = sentence_tokens[0];
-    const std::int64_t L = static_cast<std::int64_t>(toy.size()), H = toy[0].size(0);
-    Json& metrics = out.metrics();
-    metrics["sentence"] = phase::kToySentence;
-    metrics["tokens"] = Json(Json::Array(tokens.begin(), tokens.end()));
+    for (Studied& s : p.models) {
+        for (const auto& ids : p.sentences) s.attention.push_back(attention_of(s.model(), framed(ids)));
+        const nn::TransformerConfig& c = s.model().config();
+        auto extra = [&](const char* key) {
+            const auto it = s.checkpoint.info.extra.find(key);
+            return it == s.checkpoint.info.extra.end() ? std::string("?") : it->second;
+        };
+        std::printf("  %-17s %s, %lld layers x %lld heads, d_model %lld; step %lld of %s; val loss %s (Bayes floor %s)\n",
+                    s.name.c_str(), c.causal ? "causal" : "bidirectional", (long long)c.n_layers, (long long)c.n_heads,
+                    (long long)c.d_model, (long long)s.checkpoint.step, extra("total_steps").c_str(),
+                    extra("val_loss").substr(0, 5).c_str(), extra("bayes_floor").substr(0, 5).c_str());
+    }
+    p.L = static_cast<std::int64_t>(p.toy().size()), p.H = p.toy()[0].size(0);
+    p.m["sentence"] = p.opt.text("sentence");
+    p.m["tokens"] = Json(Json::Array(p.tokens().begin(), p.tokens().end()));
+}
 
-    // ---- 2. attention flow -------------------------------------------------------
-    phase::section("2. Attention flow: causal_model, every head; each query -> its strongest key");
+void section2_attention_flow(Phase3& p) {
+    const std::string& name = p.models[0].name;
+    phase::section("2. Attention flow: " + name + ", every head; each query -> its strongest key");
+    const std::vector<std::string>& tokens = p.tokens();
     std::vector<plots::Figure> panels;
-    for (std::int64_t l = 0; l < L; ++l)
-        for (std::int64_t h = 0; h < H; ++h) {
-            const Tensor w = toy[l].select(0, h);  // [T, T]
+    for (std::int64_t l = 0; l < p.L; ++l)
+        for (std::int64_t h = 0; h < p.H; ++h) {
+            const Tensor w = p.toy()[l].select(0, h);  // [T, T]
             std::printf("  layer %lld head %lld:", (long long)l + 1, (long long)h + 1);
             for (std::int64_t i = 1; i < w.size(0); ++i) {  // each query's strongest key (query 0 has only itself)
                 const auto j = static_cast<std::size_t>(argmax(w.select(0, i), 0).item());
@@ -143,164 +159,182 @@ int main() {
             }
             std::printf("\n");
             panels.push_back(plots::attention_flow(
-                tokens, phase::to_matrix(w),
-                {.title = "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1)}));
+                tokens, phase::to_matrix(w), {.title = "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1)}));
         }
-    out.figure(plots::figure_grid(panels, {.title = "causal_model on \"" + phase::kToySentence +
-                                                       "\": query (top) -> key (bottom), width = weight",
-                                           .columns = 2}),
-               "attention_flow");
+    p.out.figure(plots::figure_grid(panels, {.title = name + " on \"" + p.opt.text("sentence") +
+                                                          "\": query (top) -> key (bottom), width = weight",
+                                             .columns = 2}),
+                 "attention_flow");
+}
 
-    // ---- 3. a 3-D landscape ------------------------------------------------------
+void section3_landscape(Phase3& p) {
     phase::section("3. The attention matrix as a 3-D landscape");
     // The sharpest head (lowest mean entropy) has the most relief to look at.
     std::int64_t best_l = 0, best_h = 0;
     double best_entropy = INFINITY;
-    for (std::int64_t l = 0; l < L; ++l)
-        for (std::int64_t h = 0; h < H; ++h)
-            if (const double e = mean(nn::row_entropy(toy[l].select(0, h))).item(); e < best_entropy)
+    for (std::int64_t l = 0; l < p.L; ++l)
+        for (std::int64_t h = 0; h < p.H; ++h)
+            if (const double e = mean(lab::row_entropy(p.toy()[l].select(0, h))).item(); e < best_entropy)
                 best_entropy = e, best_l = l, best_h = h;
     std::printf("  sharpest head: layer %lld head %lld (mean entropy %.3f nats)\n", (long long)best_l + 1,
                 (long long)best_h + 1, best_entropy);
     const plots::Surface3DOptions surface{
-        .title = "causal_model, layer " + std::to_string(best_l + 1) + " head " + std::to_string(best_h + 1),
-        .row_labels = tokens, .col_labels = tokens, .width = 560, .height = 480};
-    const plots::Matrix landscape = phase::to_matrix(toy[best_l].select(0, best_h));
-    out.figure(plots::surface3d(landscape, surface), "3d_attention");
-    plots::save_turntable_gif(landscape, surface, out.dir() + "/3d_attention.gif", 36, 8);
-    std::printf("  wrote %s/3d_attention.gif (36 frames, 360 degrees, looping)\n", out.dir().c_str());
-    metrics["3d_attention"] = Json::Object{{"layer", best_l}, {"head", best_h}, {"mean_entropy", best_entropy}};
+        .title = p.models[0].name + ", layer " + std::to_string(best_l + 1) + " head " + std::to_string(best_h + 1),
+        .row_labels = p.tokens(), .col_labels = p.tokens(), .width = 560, .height = 480};
+    const plots::Matrix landscape = phase::to_matrix(p.toy()[best_l].select(0, best_h));
+    p.out.figure(plots::surface3d(landscape, surface), "3d_attention");
+    plots::save_turntable_gif(landscape, surface, p.out.dir() + "/3d_attention.gif", 36, 8);
+    std::printf("  wrote %s/3d_attention.gif (36 frames, 360 degrees, looping)\n", p.out.dir().c_str());
+    p.m["3d_attention"] = Json::Object{{"layer", best_l}, {"head", best_h}, {"mean_entropy", best_entropy}};
+}
 
-    // ---- 4. attention rollout ----------------------------------------------------
+void section4_rollout(Phase3& p) {
     phase::section("4. Attention rollout: A = 0.5 W + 0.5 I per layer, heads averaged, multiplied through");
-    const Tensor raw = mean(toy[L - 1], 0);       // [T, T]
-    const Tensor rollout = nn::attention_rollout(toy);  // [T, T]
-    print_matrix("raw layer " + std::to_string(L) + " (the last), heads averaged", tokens, raw);
-    print_matrix("rollout over layers 1-" + std::to_string(L), tokens, rollout);
+    const std::vector<std::string>& tokens = p.tokens();
+    const std::string L = std::to_string(p.L);
+    const Tensor raw = mean(p.toy()[p.L - 1], 0);             // [T, T]
+    const Tensor rollout = lab::attention_rollout(p.toy());  // [T, T]
+    print_matrix("raw layer " + L + " (the last), heads averaged", tokens, raw);
+    print_matrix("rollout over layers 1-" + L, tokens, rollout);
     const std::int64_t T = raw.size(0);
     std::printf("  the last query draws %.3f of its rollout from <bos> and %.3f from itself (raw last layer: %.3f, %.3f)\n",
                 rollout.select(0, T - 1).select(0, 0).item(), rollout.select(0, T - 1).select(0, T - 1).item(),
                 raw.select(0, T - 1).select(0, 0).item(), raw.select(0, T - 1).select(0, T - 1).item());
     plots::HeatmapGridOptions grid;
-    grid.title = "causal_model: what each query reads, directly and through the layers";
-    grid.panel_titles = {"raw layer " + std::to_string(L) + " (the last), heads averaged",
-                         "rollout over layers 1-" + std::to_string(L)};
+    grid.title = p.models[0].name + ": what each query reads, directly and through the layers";
+    grid.panel_titles = {"raw layer " + L + " (the last), heads averaged", "rollout over layers 1-" + L};
     grid.row_labels = grid.col_labels = tokens;
     grid.annotate = true;
     grid.vmin = 0, grid.vmax = 1;
     grid.colorbar_label = "weight";
     grid.columns = 2;
-    grid.mask.assign(static_cast<std::size_t>(T), std::vector<bool>(static_cast<std::size_t>(T)));
-    for (std::int64_t i = 0; i < T; ++i)
-        for (std::int64_t j = i + 1; j < T; ++j) grid.mask[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = true;
-    out.figure(plots::heatmap_grid({phase::to_matrix(raw), phase::to_matrix(rollout)}, grid), "attention_rollout");
-    metrics["rollout"] = json_matrix(rollout);
-    phase::save_key_matrix("phase3_rollout", rollout, tokens, tokens);
-    metrics["raw_last_layer"] = json_matrix(raw);
-
-    // ---- 5. attention distance ---------------------------------------------------
-    phase::section("5. Attention distance: mean |i - j| weighted by attention, over every query of the 10 toy sentences");
-    std::printf("  'uniform' is the distance if each query spread its weight evenly over the keys its mask allows\n");
-    std::printf("  %-17s %5s %4s %8s %8s %6s %8s %6s\n", "model", "layer", "head", "distance", "uniform", "ratio",
-                "entropy", "<bos>");
-    std::vector<plots::Figure> distance_panels;
-    Json& distance_json = metrics["attention_distance"];
-    std::vector<std::vector<double>> layer_ratio(models.size());  // [model][layer]: distance / uniform, heads averaged
-    std::vector<double> uniforms;                                  // [model]: the uniform baseline
-    for (std::size_t mi = 0; mi < models.size(); ++mi) {
-        Studied& m = models[mi];
-        // Means over every query of every sentence, per layer and head: [L, H] each.
-        Tensor distance = zeros({L, H}, kFloat64), entropy = zeros({L, H}, kFloat64), bos = zeros({L, H}, kFloat64);
-        double uniform = 0, queries = 0;
-        for (const Layers& layers : m.attention) {
-            const Tensor w = stack(layers, 0).to(kFloat64);  // [L, H, T, T]
-            uniform += sum(nn::row_distance(uniform_attention(m.model(), w.size(2)))).item();
-            queries += static_cast<double>(w.size(2));
-            distance = distance + sum(nn::row_distance(w), 2);  // [L, H, T] -> [L, H]
-            entropy = entropy + sum(nn::row_entropy(w), 2);
-            bos = bos + sum(w.select(3, 0), 2);                 // the weight on key 0, <bos>
-        }
-        distance = distance / queries, entropy = entropy / queries, bos = bos / queries, uniform /= queries;
-        uniforms.push_back(uniform);
-        const plots::Matrix d = phase::to_matrix(distance), e = phase::to_matrix(entropy), b = phase::to_matrix(bos);
-        Json model_json = Json::Object{{"uniform", uniform}, {"layers", Json::array()}};
-        std::vector<std::string> labels;  // the figure: one bar per (layer, head), and last uniform's under the same mask
-        std::vector<double> values;
-        for (std::size_t l = 0; l < d.size(); ++l) {
-            for (std::size_t h = 0; h < d[l].size(); ++h) {
-                std::printf("  %-17s %5zu %4zu %8.3f %8.3f %6.2f %8.3f %6.3f\n", m.name.c_str(), l + 1, h + 1, d[l][h],
-                            uniform, d[l][h] / uniform, e[l][h], b[l][h]);
-                labels.push_back("layer " + std::to_string(l + 1) + " head " + std::to_string(h + 1));
-                values.push_back(d[l][h]);
-            }
-            const double layer_mean = mean(distance.select(0, static_cast<std::int64_t>(l))).item();
-            std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", m.name.c_str(), l + 1, layer_mean, uniform,
-                        layer_mean / uniform);
-            layer_ratio[mi].push_back(layer_mean / uniform);
-            model_json["layers"].push_back(Json::Object{{"distance", json_array(d[l])}, {"entropy", json_array(e[l])},
-                                                        {"bos_weight", json_array(b[l])}, {"mean_distance", layer_mean}});
-        }
-        distance_json[m.name] = std::move(model_json);
-        labels.push_back("uniform, same mask"), values.push_back(uniform);
-        distance_panels.push_back(plots::bar_chart(
-            labels, values,
-            {.title = m.name + (m.model().config().causal ? " (causal)" : " (bidirectional)"),
-             .value_title = "mean |i - j| (tokens)", .horizontal = true, .color = plots::palette::categorical(mi)}));
+    if (p.models[0].model().config().causal) {  // the keys the mask blocks are drawn hatched
+        grid.mask.assign(static_cast<std::size_t>(T), std::vector<bool>(static_cast<std::size_t>(T)));
+        for (std::int64_t i = 0; i < T; ++i)
+            for (std::int64_t j = i + 1; j < T; ++j) grid.mask[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = true;
     }
+    p.out.figure(plots::heatmap_grid({phase::to_matrix(raw), phase::to_matrix(rollout)}, grid), "attention_rollout");
+    p.m["rollout"] = json_matrix(rollout);
+    phase::save_key_matrix("phase3_rollout", rollout, tokens, tokens, p.out.root());
+    p.m["raw_last_layer"] = json_matrix(raw);
+}
+
+// One model's distance, entropy and <bos> weight per layer and head, means over every query
+// of every sentence; prints its rows and returns its panel. layer_ratio: distance / uniform per layer.
+plots::Figure distance_of(Studied& s, std::size_t index, Json& out, std::vector<double>& layer_ratio, double& uniform) {
+    const std::int64_t L = static_cast<std::int64_t>(s.attention[0].size()), H = s.attention[0][0].size(0);
+    Tensor distance = zeros({L, H}, kFloat64), entropy = zeros({L, H}, kFloat64), bos = zeros({L, H}, kFloat64);
+    double queries = 0;
+    uniform = 0;
+    for (const Layers& layers : s.attention) {
+        const Tensor w = stack(layers, 0).to(kFloat64);  // [L, H, T, T]
+        uniform += sum(lab::row_distance(uniform_attention(s.model(), w.size(2)))).item();
+        queries += static_cast<double>(w.size(2));
+        distance = distance + sum(lab::row_distance(w), 2);  // [L, H, T] -> [L, H]
+        entropy = entropy + sum(lab::row_entropy(w), 2);
+        bos = bos + sum(w.select(3, 0), 2);                  // the weight on key 0, <bos>
+    }
+    distance = distance / queries, entropy = entropy / queries, bos = bos / queries, uniform /= queries;
+    const plots::Matrix d = phase::to_matrix(distance), e = phase::to_matrix(entropy), b = phase::to_matrix(bos);
+    Json model_json = Json::Object{{"uniform", uniform}, {"layers", Json::array()}};
+    std::vector<std::string> labels;  // the figure: one bar per (layer, head), and last uniform's under the same mask
+    std::vector<double> values;
+    for (std::size_t l = 0; l < d.size(); ++l) {
+        for (std::size_t h = 0; h < d[l].size(); ++h) {
+            std::printf("  %-17s %5zu %4zu %8.3f %8.3f %6.2f %8.3f %6.3f\n", s.name.c_str(), l + 1, h + 1, d[l][h],
+                        uniform, d[l][h] / uniform, e[l][h], b[l][h]);
+            labels.push_back("layer " + std::to_string(l + 1) + " head " + std::to_string(h + 1));
+            values.push_back(d[l][h]);
+        }
+        const double layer_mean = mean(distance.select(0, static_cast<std::int64_t>(l))).item();
+        std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", s.name.c_str(), l + 1, layer_mean, uniform, layer_mean / uniform);
+        layer_ratio.push_back(layer_mean / uniform);
+        model_json["layers"].push_back(Json::Object{{"distance", json_array(d[l])}, {"entropy", json_array(e[l])},
+                                                    {"bos_weight", json_array(b[l])}, {"mean_distance", layer_mean}});
+    }
+    out[s.name] = std::move(model_json);
+    labels.push_back("uniform, same mask"), values.push_back(uniform);
+    return plots::bar_chart(labels, values,
+                            {.title = s.name + (s.model().config().causal ? " (causal)" : " (bidirectional)"),
+                             .value_title = "mean |i - j| (tokens)", .horizontal = true, .color = plots::palette::categorical(index)});
+}
+
+void section5_attention_distance(Phase3& p) {
+    phase::section("5. Attention distance: mean |i - j| weighted by attention, over every query of the " +
+                   std::to_string(p.sentences.size()) + " sentences");
+    std::printf("  'uniform' is the distance if each query spread its weight evenly over the keys its mask allows\n");
+    std::printf("  %-17s %5s %4s %8s %8s %6s %8s %6s\n", "model", "layer", "head", "distance", "uniform", "ratio", "entropy", "<bos>");
+    std::vector<plots::Figure> panels;
+    std::vector<std::vector<double>> layer_ratio(p.models.size());  // [model][layer]: distance / uniform, heads averaged
+    std::vector<double> uniforms(p.models.size()), overall(p.models.size());
+    for (std::size_t mi = 0; mi < p.models.size(); ++mi)
+        panels.push_back(distance_of(p.models[mi], mi, p.m["attention_distance"], layer_ratio[mi], uniforms[mi]));
     std::printf("\n  Deeper layers, more local or more global? (distance / uniform, heads averaged)\n");
-    for (std::size_t mi = 0; mi < models.size(); ++mi) {
+    for (std::size_t mi = 0; mi < p.models.size(); ++mi) {
         const double change = layer_ratio[mi].back() - layer_ratio[mi][0];
-        std::printf("    %-17s layer 1: %.2f, layer %lld: %.2f -> the last layer looks %s\n", models[mi].name.c_str(),
-                    layer_ratio[mi][0], (long long)L, layer_ratio[mi].back(),
+        std::printf("    %-17s layer 1: %.2f, layer %zu: %.2f -> the last layer looks %s\n", p.models[mi].name.c_str(),
+                    layer_ratio[mi][0], layer_ratio[mi].size(), layer_ratio[mi].back(),
                     std::abs(change) < 0.05 ? "about as far (a change under 0.05)"
                     : change > 0            ? "further (more global)"
                                             : "closer (more local)");
-    }
-    // Heads and layers averaged: the distance itself, and as a share of uniform attention's under the same mask.
-    std::vector<double> overall(models.size());
-    for (std::size_t mi = 0; mi < models.size(); ++mi)
+        // Heads and layers averaged: the distance itself, and as a share of uniform attention's under the same mask.
         overall[mi] = std::accumulate(layer_ratio[mi].begin(), layer_ratio[mi].end(), 0.0) / double(layer_ratio[mi].size());
-    std::printf("  Causal masking: uniform attention would reach %.2f tokens under the causal mask, %.2f without it.\n"
-                "  The trained models reach %.2f (%s) and %.2f (%s): %.2f and %.2f of their own uniform.\n"
-                "  The mask shortens the reach; within it the causal model spreads %s.\n",
-                uniforms[0], uniforms[1], overall[0] * uniforms[0], models[0].name.c_str(), overall[1] * uniforms[1],
-                models[1].name.c_str(), overall[0], overall[1],
-                overall[0] > overall[1] ? "more evenly, while the bidirectional one picks nearer keys"
-                                        : "less evenly than the bidirectional one");
-    metrics["distance_over_uniform"] =
-        Json::Object{{models[0].name, json_array(layer_ratio[0])}, {models[1].name, json_array(layer_ratio[1])}};
-    out.figure(plots::figure_grid(distance_panels, {.title = "Attention distance: mean |i - j| over every query of the "
-                                                             "10 toy sentences", .columns = 1}),
-               "attention_distance");
+    }
+    std::printf("  Masking: uniform attention would reach %.2f tokens for %s, %.2f for %s.\n"
+                "  The trained models reach %.2f and %.2f: %.2f and %.2f of their own uniform.\n",
+                uniforms[0], p.models[0].name.c_str(), uniforms[1], p.models[1].name.c_str(), overall[0] * uniforms[0],
+                overall[1] * uniforms[1], overall[0], overall[1]);
+    p.m["distance_over_uniform"] =
+        Json::Object{{p.models[0].name, json_array(layer_ratio[0])}, {p.models[1].name, json_array(layer_ratio[1])}};
+    p.out.figure(plots::figure_grid(panels, {.title = "Attention distance: mean |i - j| over every query of the " +
+                                                      std::to_string(p.sentences.size()) + " sentences", .columns = 1}),
+                 "attention_distance");
+}
 
-    // ---- 6. the explorer ---------------------------------------------------------
-    phase::section("6. The explorer: every toy sentence in both models");
+void section6_explorer(Phase3& p) {
+    phase::section("6. The explorer: every sentence in both models");
     Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 1}, {"decimals", explorer::kDecimals}};
-    for (std::size_t h = 0; h < static_cast<std::size_t>(H); ++h)
+    for (std::size_t h = 0; h < static_cast<std::size_t>(p.H); ++h)
         data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
-    for (std::size_t s = 0; s < sentences.size(); ++s) {
+    const std::vector<std::string>& vocab = p.models[0].checkpoint.info.vocab;
+    for (std::size_t s = 0; s < p.sentences.size(); ++s) {
         std::string text;
-        for (std::int64_t id : sentences[s]) text += (text.empty() ? "" : " ") + vocab.word(id);
-        const auto& t = sentence_tokens[s];
+        for (std::int64_t id : p.sentences[s]) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(id)];
+        const auto& t = p.sentence_tokens[s];
         data["sentences"].push_back(Json::Object{{"text", text}, {"tokens", Json(Json::Array(t.begin(), t.end()))}});
     }
-    for (Studied& m : models) {
-        const nn::TransformerConfig& c = m.model().config();
-        Json md = Json::Object{{"key", m.key}, {"name", m.name}, {"causal", c.causal},
+    for (Studied& s : p.models) {
+        const nn::TransformerConfig& c = s.model().config();
+        Json md = Json::Object{{"key", s.key}, {"name", s.name}, {"causal", c.causal},
                                {"description", c.causal ? "TinyGPT, next-token prediction: a token sees itself and earlier ones"
                                                         : "bidirectional encoder, masked-token prediction: a token sees all"},
                                {"n_layers", c.n_layers}, {"n_heads", c.n_heads}, {"attention", Json::array()}};
-        for (const Layers& layers : m.attention) md["attention"].push_back(explorer::attention_json(layers));
+        for (const Layers& layers : s.attention) md["attention"].push_back(explorer::attention_json(layers));
         data["models"].push_back(std::move(md));
     }
-    save_json(out.dir() + "/explorer_data.json", data);
+    save_json(p.out.dir() + "/explorer_data.json", data);
     const std::string page = explorer::render_page(data);
-    write_file_atomic(out.dir() + "/explorer.html", page);
+    write_file_atomic(p.out.dir() + "/explorer.html", page);
     std::printf("  wrote %s/explorer.html (%zu KB, %zu sentences x %zu models) and explorer_data.json\n",
-                out.dir().c_str(), page.size() / 1024, sentences.size(), models.size());
-    std::printf("  open it, or one view: %s/explorer.html#model=causal&sentence=1&layer=2&head=3&token=3\n",
-                out.dir().c_str());
+                p.out.dir().c_str(), page.size() / 1024, p.sentences.size(), p.models.size());
+    std::printf("  open it, or one view: %s/explorer.html#model=causal&sentence=1&layer=2&head=3&token=3\n", p.out.dir().c_str());
+}
 
-    out.save_metrics();
+}  // namespace
+
+int main(int argc, char** argv) {
+    lab::Options opt("phase3", "Phase 3 of seed 000: seeing what trained attention does (flow, 3-D, rollout, distance, explorer).");
+    phase::add_common_flags(opt, {.phase = "phase3", .model = "causal_model", .seed = 0});
+    opt.add("compare-checkpoint", "PATH", "out/checkpoints/multi_head_model.safetensors", "the bidirectional model shown beside it");
+    opt.parse(argc, argv);
+    manual_seed(opt.seed());  // nothing in phase 3 draws random numbers today; a learner's addition would
+    Phase3 p(opt);
+    section1_models(p);
+    section2_attention_flow(p);
+    section3_landscape(p);
+    section4_rollout(p);
+    section5_attention_distance(p);
+    section6_explorer(p);
+    p.out.save_metrics();
     return 0;
 }

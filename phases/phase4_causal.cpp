@@ -8,11 +8,15 @@
 // Also writes out/data/phase4_causal_weights.npy for the summary sheet.
 // The models: the trained causal_model (out/checkpoints/, trained here if missing)
 // and four short TinyGPT runs that differ only in their mask (phase4_experiments.hpp).
+// `phase4 --help` lists the settings: the sentence, the checkpoint (any causal model: the
+// comparisons train its architecture), the seed, the masks of step 7 (--mask), the heads
+// step 8 switches off (--prune), the comparisons' steps, --out.
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 
 #include "data/lm_batches.hpp"
+#include "lab/report.hpp"
 #include "nn/generate.hpp"
 #include "phases/phase4_experiments.hpp"
 #include "phases/phase_common.hpp"
@@ -32,68 +36,88 @@ using phase4::row;
 using phase4::text_of;
 using phase4::token_labels;
 
-// causal_model's seed (lab::standard_config), which every run below reuses: the causal one retraces it.
-const std::uint64_t kSeed = lab::standard_config(lab::Task::causal).seed;
-constexpr std::int64_t kCompareSteps = 200;   // steps of each compared TinyGPT (the causal_model recipe, stopped early)
+namespace {
+
 constexpr std::int64_t kEntropyEvery = 25;    // record attention entropy every N steps
 constexpr std::int64_t kEos = data::Vocab::kEos;
 
-int main() {
-    const auto t_start = std::chrono::steady_clock::now();
-    std::printf("Phase 4: causal masking and autoregressive attention (seed %llu)\n", (unsigned long long)kSeed);
-    Output out("out/phase4");
-    Json& m = out.metrics();
-    m["seed"] = static_cast<std::int64_t>(kSeed);
-    nn::LoadedCheckpoint ckpt = lab::load_or_train(lab::Task::causal);
-    nn::Transformer& gpt = *ckpt.model;
-    const std::vector<std::int64_t> ids = phase4::with_bos(kToySentence);  // rows start with <bos> in training
-    const std::int64_t T = len(ids);
+// What the sections share: the settings, the model, the sentence, the runs of step 4.
+struct Phase4 : Frame {
+    explicit Phase4(const lab::Options& o) : Frame(o, "phase4") {}
+    nn::LoadedCheckpoint ckpt;
+    lab::TrainConfig recipe;               // causal_model's, with the loaded model's architecture and --seed
+    std::int64_t steps = 0;               // of every compared run
+    std::vector<std::int64_t> ids, prompt;  // <bos> sentence; <bos> its first two words
+    std::string prompt_text;                // the first two words ("the cat")
+    std::int64_t T = 0;
+    std::unique_ptr<nn::Transformer> encoder;  // the model's weights without the mask
+    lab::TrainResult masked, unmasked;     // step 4's runs (masked is also step 7's and 8's reference)
+    std::vector<double> entropy_steps;
+    std::vector<std::vector<double>> entropy;  // [record][head]
+    std::int64_t probe_T = 0;                  // tokens per row of the sequences the entropy is measured on
+    nn::Transformer& gpt() const { return *ckpt.model; }
+};
 
-    // ---- 1. The causal mask: lower triangle allowed, upper blocked; −∞ where blocked
-    section("1. The causal mask (6 x 6)");
-    const nn::Mask causal6 = nn::Mask::causal(6);
-    std::printf("allowed (1 = may attend, 0 = blocked); row = query i, column = key j:\n%s\n",
-                to_string(causal6.allowed()).c_str());
-    std::printf("additive form, added to the scores before softmax:\n%s\n", to_string(causal6.additive()).c_str());
+// The model (any causal model of the toy grammar), the recipe of every run compared with it, the sentence.
+void section0_model_and_sentence(Phase4& p) {
+    p.ckpt = load_model(p.opt, lab::Task::causal);
+    if (!p.gpt().config().causal || p.ckpt.info.vocab != lab::grammar_vocab())
+        p.opt.fail("checkpoint", "phase 4 needs a causal model of the toy grammar (it trains and evaluates on it)");
+    p.recipe = lab::standard_config(lab::Task::causal);
+    const nn::TransformerConfig& c = p.gpt().config();
+    p.recipe.d_model = c.d_model, p.recipe.n_heads = c.n_heads, p.recipe.n_layers = c.n_layers, p.recipe.context = c.context;
+    p.recipe.seed = p.seed;
+    std::printf("Phase 4: causal masking and autoregressive attention (seed %llu)\n", (unsigned long long)p.recipe.seed);
+    p.m["seed"] = static_cast<std::int64_t>(p.recipe.seed);
+    p.ids = sentence_ids(p.opt, p.ckpt.info.vocab, c.context);
+    p.ids.insert(p.ids.begin(), data::Vocab::kBos);  // rows start with <bos> in training
+    p.T = len(p.ids);
+    p.prompt.assign(p.ids.begin(), p.ids.begin() + std::min<std::int64_t>(3, p.T));
+    p.prompt_text = text_of(std::vector<std::int64_t>(p.prompt.begin() + 1, p.prompt.end()));
+}
+
+void section1_causal_mask(Phase4& p) {
+    section("1. The causal mask (" + std::to_string(p.T - 1) + " x " + std::to_string(p.T - 1) + ")");
+    const std::vector<std::string> labels = token_labels(p.ids), words(labels.begin() + 1, labels.end());  // without <bos>
+    const nn::Mask mask = nn::Mask::causal(len(words));
+    std::printf("allowed (1 = may attend, 0 = blocked); row = query i, column = key j:\n%s\n", to_string(mask.allowed()).c_str());
+    std::printf("additive form, added to the scores before softmax:\n%s\n", to_string(mask.additive()).c_str());
     std::printf("softmax([2, -inf, 3]) = %s: the blocked score gets exactly 0 (a score of 0 would get %.2f)\n",
-                to_string(softmax(tensor({2.0, -INFINITY, 3.0}), -1)).c_str(),
-                softmax(tensor({2.0, 0.0, 3.0}), -1).at({1}));
-    out.figure(plots::mask_chart({to_matrix(causal6.allowed())}, {.title = "Causal mask: query i sees keys j <= i",
-                                                                  .row_labels = words(kToySentence),
-                                                                  .col_labels = words(kToySentence)}),
-               "causal_mask");
+                to_string(softmax(tensor({2.0, -INFINITY, 3.0}), -1)).c_str(), softmax(tensor({2.0, 0.0, 3.0}), -1).at({1}));
+    p.out.figure(plots::mask_chart({to_matrix(mask.allowed())}, {.title = "Causal mask: query i sees keys j <= i",
+                                                                .row_labels = words, .col_labels = words}),
+                 "causal_mask");
+}
 
-    // ---- 2. Bidirectional vs causal: same input, same weights, layer 1 of causal_model
-    section("2. Bidirectional vs causal attention (causal_model, layer 1, mean of its heads)");
-    auto encoder = phase4::with_mask(gpt, /*causal=*/false);  // the same weights without the mask
-    const Tensor full = mean(phase4::layer_weights(*encoder, row(ids), 0).select(0, 0), 0);  // [T, T]
-    const Tensor causal = mean(phase4::layer_weights(gpt, row(ids), 0).select(0, 0), 0);    // [T, T]
-    const double upper_max = max(abs(triu(causal, 1))).item(), future = sum(triu(full, 1)).item() / double(T);
-    std::printf("causal panel: largest weight above the diagonal = %g (exactly zero: %s)\n", upper_max,
-                upper_max == 0 ? "yes" : "NO");
+void section2_bidirectional_vs_causal(Phase4& p) {
+    section("2. Bidirectional vs causal attention (layer 1, mean of its heads)");
+    p.encoder = phase4::with_mask(p.gpt(), /*causal=*/false);  // the same weights without the mask
+    const Tensor full = mean(phase4::layer_weights(*p.encoder, row(p.ids), 0).select(0, 0), 0);  // [T, T]
+    const Tensor causal = mean(phase4::layer_weights(p.gpt(), row(p.ids), 0).select(0, 0), 0);   // [T, T]
+    const double upper_max = max(abs(triu(causal, 1))).item(), future = sum(triu(full, 1)).item() / double(p.T);
+    std::printf("causal panel: largest weight above the diagonal = %g (exactly zero: %s)\n", upper_max, upper_max == 0 ? "yes" : "NO");
     std::printf("full panel: weight a query gives to later tokens, mean %.3f\n", future);
     // Checked to be exactly 0 above, the upper triangle is drawn hatched (−∞ means "masked" to the heatmap).
-    const plots::Matrix causal_m = to_matrix(masked_fill(causal, triu(ones({T, T}), 1), -INFINITY));
+    const plots::Matrix causal_m = to_matrix(masked_fill(causal, triu(ones({p.T, p.T}), 1), -INFINITY));
     plots::HeatmapGridOptions bo;
     bo.title = "Same input, same weights: full vs causal attention";
-    bo.row_labels = bo.col_labels = token_labels(ids);
+    bo.row_labels = bo.col_labels = token_labels(p.ids);
     bo.panel_titles = {"bidirectional (no mask)", "causal (upper triangle = 0)"};
     bo.annotate = true, bo.columns = 2, bo.vmin = 0, bo.colormap = plots::Colormap::blues;
     bo.mask_label = "blocked by the causal mask: weight exactly 0";
-    bo.colorbar_label = "attention weight (mean of 4 heads)";
-    out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal");
-    m["bidirectional_vs_causal"] =
-        Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
-    save_key_matrix("phase4_causal_weights", causal, token_labels(ids), token_labels(ids));
+    bo.colorbar_label = "attention weight (mean of " + std::to_string(p.gpt().config().n_heads) + " heads)";
+    p.out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal");
+    p.m["bidirectional_vs_causal"] = Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
+    save_key_matrix("phase4_causal_weights", causal, token_labels(p.ids), token_labels(p.ids), p.out.root());
+}
 
-    // ---- 3. Verify causality (seed experiment 1): the future cannot change the past
+void section3_verify_causality(Phase4& p) {
     section("3. Verify causality: change or shuffle every token after position i");
     const std::vector<std::int64_t> long_ids = phase4::with_bos("the cat sat on the mat because it was comfortable");
-    std::printf("sequence: %s\nmax |change in logits| at positions <= i, and after i (changed tokens):\n",
-                text_of(long_ids).c_str());
+    std::printf("sequence: %s\nmax |change in logits| at positions <= i, and after i (changed tokens):\n", text_of(long_ids).c_str());
     std::printf("  %2s %-12s %12s %12s %12s  %s\n", "i", "token i", "changed <=i", "shuffled <=i", "changed >i",
                 "same weights, no mask: changed <=i");
-    const auto rows = phase4::check_causality(gpt, long_ids), leaks = phase4::check_causality(*encoder, long_ids);
+    const auto rows = phase4::check_causality(p.gpt(), long_ids), leaks = phase4::check_causality(*p.encoder, long_ids);
     double worst = 0;
     Json causality = Json::array();
     for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -106,105 +130,115 @@ int main() {
                                          {"no_mask_prefix_changed", leaks[k].prefix_changed}});
     }
     std::printf("=> outputs at positions <= i are bit-identical for every i: %s\n", worst == 0 ? "yes" : "NO");
-    m["causality_check"] = causality;
+    p.m["causality_check"] = causality;
+}
 
-    // ---- 4. Break causality (experiments 2 and 3): train with and without the mask
-    section("4. Break causality: the same TinyGPT trained with and without the mask");
-    std::printf("each run: causal_model's recipe (d_model 64, 4 heads, 2 layers, T 32, B 16), its first %lld steps\n",
-                (long long)kCompareSteps);
-    const Tensor probe = data::make_lm_validation(data::toy_grammar(), 1, 16, 32)[0].ids;  // entropy is measured on it
-    std::vector<double> entropy_steps;
-    std::vector<std::vector<double>> entropy;  // [record][head]
+// Step 4's two runs; the one with the mask records its heads' entropy for step 8.
+void train_with_and_without(Phase4& p) {
+    const lab::TrainConfig& r = p.recipe;
+    std::printf("each run: the model's recipe (d_model %lld, %lld heads, %lld layers, T %lld, B %lld), its first %lld steps\n",
+                (long long)r.d_model, (long long)r.n_heads, (long long)r.n_layers, (long long)r.context, (long long)r.batch,
+                (long long)p.steps);
+    const Tensor probe = data::make_lm_validation(data::toy_grammar(), 1, 16, r.context)[0].ids;  // entropy is measured on it
+    p.probe_T = probe.size(1);
     auto record = [&](std::int64_t step, nn::Transformer& model) {
-        entropy_steps.push_back(double(step)), entropy.push_back(phase4::mean_entropy_per_head(model, probe));
+        p.entropy_steps.push_back(double(step)), p.entropy.push_back(phase4::mean_entropy_per_head(model, probe));
     };
-    lab::TrainResult masked = phase4::train_variant({"causal"}, kCompareSteps, kEntropyEvery, record);
-    lab::TrainResult unmasked = phase4::train_variant({"no mask", false}, kCompareSteps, kCompareSteps);
-    const double floor = masked.final_eval.floor;
-    const std::string csv_path = lab::loss_csv_path("out/checkpoints/causal_model.safetensors");
+    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery, record);
+    p.unmasked = phase4::train_variant(r, {"no mask", false}, p.steps, p.steps);
+    const std::string checkpoint = p.opt.text("checkpoint"), csv_path = lab::loss_csv_path(checkpoint);
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
-    const std::int64_t same_steps = have_csv ? phase4::matching_steps(read_file(csv_path), masked.curve) : -1;
-    const std::string verdict = have_csv ? std::to_string(same_steps) + " of " + std::to_string(kCompareSteps) +
-                                               " steps identical" : "no loss curve there to compare";
-    std::printf("the run with the mask retraces causal_model's training (%s): %s\n", csv_path.c_str(), verdict.c_str());
-    const std::vector<std::int64_t> prompt = phase4::with_bos("the cat");
-    std::vector<std::vector<std::string>> table;
+    const std::int64_t same = have_csv ? phase4::matching_steps(read_file(csv_path), p.masked.curve) : -1;
+    const std::string verdict = have_csv ? std::to_string(same) + " of " + std::to_string(p.steps) + " steps identical"
+                                         : "no loss curve there to compare";
+    std::printf("the run with the mask retraces the model's training (%s): %s\n", csv_path.c_str(), verdict.c_str());
+    p.m["causality_experiment"] = Json::Object{{"steps", p.steps}, {"steps_identical_to_causal_model", same}};
+}
+
+void section4_break_causality(Phase4& p) {
+    section("4. Break causality: the same TinyGPT trained with and without the mask");
+    train_with_and_without(p);
+    const double floor = p.masked.final_eval.floor;
+    lab::Table t({{"trained", "trained", 12, -1}, {"evaluated", "evaluated", 12, -1}, {"val_loss", "val loss", 8, 3},
+                  {"above_floor", "vs floor", 8, 3}, {"greedy_from_the_cat", "greedy continuation of the prompt", 40, -1}}, "  ");
+    t.print_header();
     Json two_by_two = Json::object();
-    for (auto* run : {&masked, &unmasked}) {
+    for (auto* run : {&p.masked, &p.unmasked}) {
         const bool trained_causal = run->model->config().causal;
-        std::printf("trained %s mask: %.1f s, training loss (last 20 steps) %.3f, Bayes floor %.3f\n",
-                    trained_causal ? "with" : "without", run->seconds, phase4::final_train_loss(*run), floor);
         for (bool eval_causal : {true, false}) {
             auto model = phase4::with_mask(*run->model, eval_causal);
             const double loss = lab::evaluate(*model, lab::Task::causal).loss;
-            const std::string gen = text_of(phase4::greedy_recompute(*model, prompt, 10, kEos));
-            std::printf("  evaluated %-12s val loss %.3f (%+.3f vs floor)  greedy: the cat | %s\n",
-                        eval_causal ? "with mask:" : "without:", loss, loss - floor, gen.c_str());
-            const std::string key = std::string(trained_causal ? "trained_with_mask" : "trained_without_mask") +
-                                    (eval_causal ? "/eval_with_mask" : "/eval_without_mask");
-            two_by_two[key] = Json::Object{{"val_loss", loss}, {"greedy_from_the_cat", gen}};
-            table.push_back({trained_causal ? "with mask" : "without mask", eval_causal ? "with mask" : "without mask",
-                             fixed3(loss), (loss > floor ? "+" : "") + fixed3(loss - floor), "the cat " + gen});
+            const std::string gen = text_of(phase4::greedy_recompute(*model, p.prompt, 10, kEos));
+            const std::string trained = trained_causal ? "with mask" : "without mask", evaluated = eval_causal ? "with mask" : "without mask";
+            t.row({trained, evaluated, loss, loss - floor, gen});
+            two_by_two[std::string(trained_causal ? "trained_with_mask" : "trained_without_mask") +
+                       (eval_causal ? "/eval_with_mask" : "/eval_without_mask")] = Json::Object{{"val_loss", loss}, {"greedy_from_the_cat", gen}};
         }
     }
-    m["causality_experiment"] = Json::Object{
-        {"steps", kCompareSteps}, {"steps_identical_to_causal_model", same_steps}, {"bayes_floor", floor},
-        {"val_loss", two_by_two}, {"train_loss_last20_with_mask", phase4::final_train_loss(masked)},
-        {"train_loss_last20_without_mask", phase4::final_train_loss(unmasked)}};
+    Json& ce = p.m["causality_experiment"];
+    ce["bayes_floor"] = floor, ce["val_loss"] = two_by_two;
+    ce["train_loss_last20_with_mask"] = phase4::final_train_loss(p.masked);
+    ce["train_loss_last20_without_mask"] = phase4::final_train_loss(p.unmasked);
+    std::printf("training loss (last 20 steps): with the mask %.3f, without %.3f (it sees its targets); Bayes floor %.3f\n",
+                phase4::final_train_loss(p.masked), phase4::final_train_loss(p.unmasked), floor);
     std::vector<plots::Series> curves;
-    for (auto* run : {&masked, &unmasked}) {
-        plots::Series s{.name = run == &masked ? "trained with the mask" : "trained without (sees its targets)"};
-        for (const auto& p : run->curve) s.x.push_back(double(p.step)), s.y.push_back(p.loss);
-        s.markers = false, curves.push_back(s);
+    for (auto* run : {&p.masked, &p.unmasked}) {
+        plots::Series s{.name = run == &p.masked ? "trained with the mask" : "trained without (sees its targets)", .markers = false};
+        for (const auto& pt : run->curve) s.x.push_back(double(pt.step)), s.y.push_back(pt.loss);
+        curves.push_back(s);
     }
-    curves.push_back({.name = "Bayes floor (validation)", .x = {1.0, double(kCompareSteps)}, .y = {floor, floor},
+    curves.push_back({.name = "Bayes floor (validation)", .x = {1.0, double(p.steps)}, .y = {floor, floor},
                       .color = plots::palette::ink, .markers = false, .dashed = true});
-    out.figure(plots::line_chart(curves, {.title = "Training loss with and without the causal mask",
-                                          .x_title = "step", .y_title = "training loss (nats)"}),
-               "causality_experiment");
-    out.figure(plots::table_figure({"trained", "evaluated", "val loss", "vs floor", "greedy continuation"}, table,
-                                   {.title = "Train/test with and without the mask (floor " + fixed3(floor) + ")"}),
-               "causality_table");
+    p.out.figure(plots::line_chart(curves, {.title = "Training loss with and without the causal mask", .x_title = "step",
+                                            .y_title = "training loss (nats)"}), "causality_experiment");
+    std::vector<std::vector<std::string>> cells;
+    for (const Json& r : t.json().as_array())
+        cells.push_back({r.at("trained").as_string(), r.at("evaluated").as_string(), fixed3(r.at("val_loss").as_double()),
+                         (r.at("above_floor").as_double() > 0 ? "+" : "") + fixed3(r.at("above_floor").as_double()),
+                         p.prompt_text + " " + r.at("greedy_from_the_cat").as_string()});
+    p.out.figure(plots::table_figure({"trained", "evaluated", "val loss", "vs floor", "greedy continuation"}, cells,
+                                     {.title = "Train/test with and without the mask (floor " + fixed3(floor) + ")"}),
+                 "causality_table");
+}
 
-    // ---- 5. Autoregressive generation with causal_model, and the KV cache
-    section("5. Generation from \"the cat\" (causal_model, greedy), top-5 at each step");
-    const nn::Generation g = nn::generate(gpt, prompt, {.max_new_tokens = 20, .stop_token = kEos});
+void section5_generation(Phase4& p) {
+    section("5. Generation from \"" + p.prompt_text + "\" (greedy), top-5 at each step");
+    const nn::Generation g = nn::generate(p.gpt(), p.prompt, {.max_new_tokens = 20, .stop_token = kEos});
     Json steps = Json::array();
-    std::vector<std::int64_t> so_far = prompt;
+    std::vector<std::int64_t> so_far = p.prompt;
     for (std::size_t k = 0; k < g.tokens.size(); ++k) {
         std::printf("  %-40s ->", text_of(so_far).c_str());
         Json top = Json::array();
-        for (const auto& [id, p] : phase4::top_probabilities(g.logits[k], 5)) {
-            std::printf(" %s %.2f", token_labels({id})[0].c_str(), p);
-            top.push_back(Json::Object{{"token", token_labels({id})[0]}, {"p", p}});
+        for (const auto& [id, prob] : phase4::top_probabilities(g.logits[k], 5)) {
+            std::printf(" %s %.2f", token_labels({id})[0].c_str(), prob);
+            top.push_back(Json::Object{{"token", token_labels({id})[0]}, {"p", prob}});
         }
         std::printf("\n");
         steps.push_back(top), so_far.push_back(g.tokens[k]);
     }
     std::printf("generated: %s\n", text_of(so_far).c_str());
-    // The KV cache: same tokens, far less work. causal_model's context is 32 learned positions, so a
-    // 256-token run needs a model with context 3 + 256 = 259; its weights are random (untrained),
+    // The KV cache: same tokens, far less work. The model's context holds few learned positions, so a
+    // 256-token run needs a model with context prompt + 256; its weights are random (untrained),
     // which changes nothing about the work a step does. Greedy, no stop token, median of 3 runs each.
-    nn::TransformerConfig long_cfg = gpt.config();
-    long_cfg.context = len(prompt) + 256;
-    nn::Transformer long_gpt(long_cfg, kSeed);
+    nn::TransformerConfig long_cfg = p.gpt().config();
+    long_cfg.context = len(p.prompt) + 256;
+    nn::Transformer long_gpt(long_cfg, p.recipe.seed);
     Json kv = Json::object();
-    for (auto* model : {&gpt, &long_gpt}) {
-        const phase4::KVComparison c = phase4::compare_kv_cache(*model, prompt, 3);
-        const bool trained = model == &gpt;
-        std::printf("%s: %lld new tokens: with cache %.1f ms, without %.1f ms, speed-up %.1fx; same tokens: %s, "
-                    "max |logit difference| %.2g\n",
-                    trained ? "causal_model (trained, context 32)" : "random TinyGPT, context 259",
+    for (auto* model : {&p.gpt(), &long_gpt}) {
+        const phase4::KVComparison c = phase4::compare_kv_cache(*model, p.prompt, 3);
+        const bool trained = model == &p.gpt();
+        std::printf("%s: %lld new tokens: with cache %.1f ms, without %.1f ms, speed-up %.1fx; same tokens: %s, max |logit difference| %.2g\n",
+                    trained ? "the trained model" : ("random TinyGPT, context " + std::to_string(long_cfg.context)).c_str(),
                     (long long)c.new_tokens, c.ms_cached, c.ms_recomputed, c.ms_recomputed / c.ms_cached,
                     c.same_tokens ? "yes" : "NO", c.max_logit_diff);
         kv[trained ? "causal_model" : "context_259_random"] = Json::Object{
             {"new_tokens", c.new_tokens}, {"ms_with_cache", c.ms_cached}, {"ms_without_cache", c.ms_recomputed},
-            {"speedup", c.ms_recomputed / c.ms_cached}, {"same_tokens", c.same_tokens},
-            {"max_logit_diff", c.max_logit_diff}};
+            {"speedup", c.ms_recomputed / c.ms_cached}, {"same_tokens", c.same_tokens}, {"max_logit_diff", c.max_logit_diff}};
     }
-    m["generation"] = Json::Object{{"prompt", "the cat"}, {"text", text_of(so_far)}, {"top5", steps}, {"kv_cache", kv}};
+    p.m["generation"] = Json::Object{{"prompt", p.prompt_text}, {"text", text_of(so_far)}, {"top5", steps}, {"kv_cache", kv}};
+}
 
-    // ---- 6. Padding and combined masks: a batch of two sentences of different length
+void section6_padding(Phase4& p) {
     section("6. Padding and combined (causal AND padding) masks");
     const std::vector<std::vector<std::int64_t>> seqs{
         phase4::with_bos("the cat sat on the mat because it was comfortable"), phase4::with_bos("the dog saw the cat")};
@@ -212,7 +246,6 @@ int main() {
     const Tensor& batch = padded.ids;                                      // [B=2, T] int64
     const std::vector<std::int64_t>& lengths = padded.lengths;
     const std::int64_t Tp = batch.size(1);
-
     const nn::Mask padding = nn::Mask::padding(lengths, Tp);              // [B, 1, T]
     const nn::Mask combined = nn::Mask::causal(Tp) & padding;             // [B, T, T]
     std::printf("lengths %lld and %lld, padded to T = %lld with <pad>\npadding mask (per sentence, keys):\n%s\n",
@@ -224,92 +257,156 @@ int main() {
         pad_panels.push_back(to_matrix(expand(padding.allowed().select(0, b), {Tp, Tp})));
         comb_panels.push_back(to_matrix(combined.allowed().select(0, b)));
     }
-    for (auto* model : {encoder.get(), &gpt}) {  // padding alone (no causal mask), then combined
+    for (auto* model : {p.encoder.get(), &p.gpt()}) {  // padding alone (no causal mask), then combined
         const double padded_max = phase4::max_weight_on_padding(*model, batch, padding, lengths);
         NoGradGuard no_grad;  // the real tokens of sentence 2 are unchanged by the padding after them
         const Tensor batched = model->forward(batch, padding).select(0, 1).narrow(0, 0, lengths[1]);
         const double real_diff = phase4::max_abs_diff(batched, phase4::logits_of(*model, seqs[1]));
-        const char* what = model == &gpt ? "combined" : "padding";
+        const char* what = model == &p.gpt() ? "combined" : "padding";
         std::printf("%s mask: largest weight on a padded key, any layer and head: %g; sentence 2's logits vs "
                     "run alone: max |diff| %.2g\n", what, padded_max, real_diff);
         pad_json[what] = Json::Object{{"max_weight_on_padding", padded_max}, {"max_logit_diff_vs_unpadded", real_diff}};
     }
-    m["padding"] = pad_json;
-    plots::MaskChartOptions po{.panel_titles = {"sentence 1 (<bos> + 10 words)",
-                                                "sentence 2 (<bos> + 5 words + 5 <pad>)"}};
+    p.m["padding"] = pad_json;
+    plots::MaskChartOptions po{.panel_titles = {"sentence 1 (<bos> + " + std::to_string(lengths[0] - 1) + " words)",
+                                                "sentence 2 (<bos> + " + std::to_string(lengths[1] - 1) + " words + " +
+                                                    std::to_string(Tp - lengths[1]) + " <pad>)"}};
     for (std::int64_t b = 0; b < 2; ++b) {
         po.panel_row_labels.push_back(token_labels(batch.select(0, b).to_vector<std::int64_t>()));
         po.panel_col_labels.push_back(po.panel_row_labels.back());
     }
     po.title = "Padding mask: no query attends to <pad>";
-    out.figure(plots::mask_chart(pad_panels, po), "padding_mask");
+    p.out.figure(plots::mask_chart(pad_panels, po), "padding_mask");
     po.title = "Combined mask: causal AND padding";
-    out.figure(plots::mask_chart(comb_panels, po), "combined_mask");
+    p.out.figure(plots::mask_chart(comb_panels, po), "combined_mask");
+}
 
-    // ---- 7. Custom masks (Experiments to Try 4): local ±2 and strided attention
-    section("7. Custom masks: local +-2 and strided (every 2nd position), both also causal");
-    lab::TrainResult local = phase4::train_variant({"local", true, 2, 0}, kCompareSteps, kCompareSteps);
-    lab::TrainResult strided = phase4::train_variant({"strided", true, 0, 2}, kCompareSteps, kCompareSteps);
-    std::vector<plots::Matrix> custom;
+void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& variants) {
+    std::string names;
+    for (const phase4::Variant& v : variants) names += (names.empty() ? "" : ", ") + v.name;
+    section("7. Custom masks (" + names + "), each trained as in step 4");
+    const double floor = p.masked.final_eval.floor;
+    std::vector<lab::TrainResult> runs;
+    for (const phase4::Variant& v : variants) runs.push_back(phase4::train_variant(p.recipe, v, p.steps, p.steps));
+    std::vector<plots::Matrix> panels;
     std::vector<std::string> titles;
-    Json custom_json = Json::object();
-    for (auto [name, run] : {std::pair{"full causal", &masked}, {"local +-2", &local}, {"strided 2", &strided}}) {
+    Json losses = Json::object();
+    std::vector<std::pair<std::string, lab::TrainResult*>> all{{"full causal", &p.masked}};
+    for (std::size_t i = 0; i < variants.size(); ++i) all.emplace_back(variants[i].name, &runs[i]);
+    for (auto [name, run] : all) {
         const double loss = run->final_eval.loss;
-        std::printf("%-12s val loss after %lld steps: %.3f (%+.3f vs floor, %.1f s)\n", name, (long long)kCompareSteps,
+        std::printf("%-12s val loss after %lld steps: %.3f (%+.3f vs floor, %.1f s)\n", name.c_str(), (long long)p.steps,
                     loss, loss - floor, run->seconds);
-        custom_json[name] = loss;
-        const Tensor allowed = run->model->attention_mask(T, T).allowed();
-        const Tensor w = mean(phase4::layer_weights(*run->model, row(ids), 0).select(0, 0), 0);  // [T, T]
-        custom.push_back(to_matrix(masked_fill(w, eq(allowed, zeros({})), -INFINITY)));  // blocked: hatched
-        titles.push_back(std::string(name) + ": val loss " + fixed3(loss));
+        losses[name] = loss;
+        const nn::Mask mask = run->model->attention_mask(p.T, p.T);
+        const Tensor allowed = mask.empty() ? ones({p.T, p.T}) : mask.allowed();
+        const Tensor w = mean(phase4::layer_weights(*run->model, row(p.ids), 0).select(0, 0), 0);  // [T, T]
+        panels.push_back(to_matrix(masked_fill(w, eq(allowed, zeros({})), -INFINITY)));  // blocked: hatched
+        titles.push_back(name + ": val loss " + fixed3(loss));
     }
-    m["custom_masks"] = Json::Object{{"steps", kCompareSteps}, {"bayes_floor", floor}, {"val_loss", custom_json}};
+    p.m["custom_masks"] = Json::Object{{"steps", p.steps}, {"bayes_floor", floor}, {"val_loss", losses}};
     plots::HeatmapGridOptions co;
-    co.title = "Custom masks: layer 1 attention (mean of 4 heads)";
-    co.row_labels = co.col_labels = token_labels(ids);
+    co.title = "Custom masks: layer 1 attention (mean of " + std::to_string(p.gpt().config().n_heads) + " heads)";
+    co.row_labels = co.col_labels = token_labels(p.ids);
     co.panel_titles = titles, co.columns = 3, co.vmin = 0, co.colormap = plots::Colormap::blues;
     co.mask_label = "blocked by the mask", co.colorbar_label = "attention weight";
-    out.figure(plots::heatmap_grid(custom, co), "custom_masks");
+    p.out.figure(plots::heatmap_grid(panels, co), "custom_masks");
+}
 
-    // ---- 8. Attention entropy during training (experiment 3) and head pruning (experiment 1)
-    section("8. Attention entropy during training, and pruning one head at a time");
-    const std::vector<std::string> heads = phase4::head_names(gpt);
+void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>& heads) {
+    section("8. Attention entropy during training, and pruning heads");
     std::vector<plots::Series> es;
     for (std::size_t h = 0; h < heads.size(); ++h) {
-        plots::Series s{.name = heads[h], .x = entropy_steps};
-        for (const auto& e : entropy) s.y.push_back(e[h]);
+        plots::Series s{.name = heads[h], .x = p.entropy_steps};
+        for (const auto& e : p.entropy) s.y.push_back(e[h]);
         std::printf("%s mean entropy: step 0 %.3f -> step %lld %.3f nats\n", heads[h].c_str(), s.y.front(),
-                    (long long)kCompareSteps, s.y.back());
-        m["entropy_evolution"][heads[h]] = json_of(s.y);
+                    (long long)p.steps, s.y.back());
+        p.m["entropy_evolution"][heads[h]] = json_of(s.y);
         es.push_back(s);
     }
-    const double uniform = phase4::uniform_causal_entropy(probe.size(1));
-    es.push_back({.name = "uniform over allowed keys", .x = {0, double(kCompareSteps)}, .y = {uniform, uniform},
+    const double uniform = phase4::uniform_causal_entropy(p.probe_T);
+    es.push_back({.name = "uniform over allowed keys", .x = {0, double(p.steps)}, .y = {uniform, uniform},
                   .color = plots::palette::ink, .markers = false, .dashed = true});
-    m["entropy_evolution"]["steps"] = json_of(entropy_steps);
-    m["entropy_evolution"]["uniform_reference"] = uniform;
-    const std::string entropy_title = "Attention entropy per head: causal_model's first " +
-                                      std::to_string(kCompareSteps) + " steps";
-    out.figure(plots::line_chart(es, {.title = entropy_title,
-                                      .x_title = "training step", .y_title = "entropy (nats)"}),
-               "entropy_evolution");
+    p.m["entropy_evolution"]["steps"] = json_of(p.entropy_steps);
+    p.m["entropy_evolution"]["uniform_reference"] = uniform;
+    const std::string title = "Attention entropy per head: the model's first " + std::to_string(p.steps) + " steps";
+    p.out.figure(plots::line_chart(es, {.title = title, .x_title = "training step", .y_title = "entropy (nats)"}), "entropy_evolution");
+}
 
-    const double base = lab::evaluate(gpt, lab::Task::causal).loss;
-    const std::vector<double> pruned = phase4::pruning_losses(gpt);
+// --prune each: one head off at a time (experiment 1). --prune L.H,L.H,...: those heads off
+// one after another, each staying off, so the last bar is the model without all of them.
+void section8b_head_pruning(Phase4& p, const std::vector<std::string>& heads, const std::vector<std::size_t>& order) {
+    const double base = lab::evaluate(p.gpt(), lab::Task::causal).loss;
     std::vector<double> increase;
-    std::printf("causal_model val loss %.4f with all heads; switching off one head:\n", base);
-    for (std::size_t h = 0; h < pruned.size(); ++h) {
-        increase.push_back(pruned[h] - base);
-        std::printf("  %s off: %.4f (%+.4f)\n", heads[h].c_str(), pruned[h], increase.back());
+    std::vector<std::string> labels;
+    if (order.empty()) {
+        const std::vector<double> pruned = phase4::pruning_losses(p.gpt());
+        std::printf("val loss %.4f with all heads; switching off one head:\n", base);
+        for (std::size_t h = 0; h < pruned.size(); ++h) {
+            increase.push_back(pruned[h] - base), labels.push_back(heads[h]);
+            std::printf("  %s off: %.4f (%+.4f)\n", heads[h].c_str(), pruned[h], increase.back());
+        }
+        p.m["head_pruning"] = Json::Object{{"base_val_loss", base}, {"heads", json_of(increase)}};
+    } else {
+        const std::vector<double> pruned = phase4::cumulative_pruning_losses(p.gpt(), order);
+        std::printf("val loss %.4f with all heads; switching heads off one after another:\n", base);
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            increase.push_back(pruned[k] - base), labels.push_back("+ " + heads[order[k]]);
+            std::printf("  %s off too: %.4f (%+.4f)\n", heads[order[k]].c_str(), pruned[k], increase.back());
+        }
+        p.m["head_pruning"] = Json::Object{{"base_val_loss", base}, {"order", p.opt.text("prune")}, {"cumulative", json_of(increase)}};
     }
-    m["head_pruning"] = Json::Object{{"base_val_loss", base}, {"heads", json_of(increase)}};
-    out.figure(plots::bar_chart(heads, increase, {.title = "Pruning causal_model: loss increase, one head off",
-                                                  .value_title = "validation loss increase (nats)",
-                                                  .category_title = "head switched off", .horizontal = true,
-                                                  .decimals = 4}),
-               "head_pruning");
+    p.out.figure(plots::bar_chart(labels, increase, {.title = order.empty() ? "Pruning: loss increase, one head off"
+                                                                            : "Pruning: loss increase, heads off one after another",
+                                                     .value_title = "validation loss increase (nats)",
+                                                     .category_title = order.empty() ? "head switched off" : "",  // "+ L2 H1" says it
+                                                     .horizontal = true, .decimals = 4}),
+                 "head_pruning");
+}
 
-    m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    out.save_metrics();
-    std::printf("phase 4 done in %.1f s\n", m["seconds"].as_double());
+// --prune as indices into head_names (layer-major): "each" gives none (one head at a time).
+std::vector<std::size_t> prune_order(const lab::Options& opt, const std::vector<std::string>& heads) {
+    if (opt.text("prune") == "each") return {};
+    std::vector<std::size_t> order;
+    for (const std::string& item : opt.word_list("prune")) {
+        const std::string name = "L" + item.substr(0, item.find('.')) + " H" + item.substr(item.find('.') + 1);
+        const auto it = std::find(heads.begin(), heads.end(), name);
+        if (item.find('.') == std::string::npos || it == heads.end())
+            opt.fail("prune", "'" + item + "' is not a head of this model (write layer.head from 1, e.g. 1.2; it has " +
+                                  heads.front() + " to " + heads.back() + ")");
+        order.push_back(static_cast<std::size_t>(it - heads.begin()));
+    }
+    return order;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const auto t_start = std::chrono::steady_clock::now();
+    lab::Options opt("phase4", "Phase 4 of seed 000: causal masking and autoregressive attention.");
+    add_common_flags(opt, {.phase = "phase4", .model = "causal_model", .seed = lab::standard_config(lab::Task::causal).seed});
+    opt.add("mask", "LIST", "local:2,strided:2", "masks step 7 trains beside the causal one: none, local:W, strided:S");
+    opt.add("prune", "ORDER", "each", "heads step 8 switches off: each (one at a time) or layer.head,... (one after another)");
+    opt.add("steps", "N", "200", "training steps of every run steps 4 and 7 compare");
+    opt.parse(argc, argv);
+    std::vector<phase4::Variant> variants;
+    for (const std::string& spec : opt.word_list("mask"))
+        if (auto v = phase4::parse_variant(spec)) variants.push_back(*v);
+        else opt.fail("mask", "'" + spec + "' is not a mask: none, local:W or strided:S (W, S from 1; causal is always trained)");
+    Phase4 p(opt);
+    p.steps = opt.integer("steps", kEntropyEvery, 100000);
+    section0_model_and_sentence(p);
+    const std::vector<std::size_t> order = prune_order(opt, phase4::head_names(p.gpt()));
+    section1_causal_mask(p);
+    section2_bidirectional_vs_causal(p);
+    section3_verify_causality(p);
+    section4_break_causality(p);
+    section5_generation(p);
+    section6_padding(p);
+    section7_custom_masks(p, variants);
+    section8a_entropy_during_training(p, phase4::head_names(p.gpt()));
+    section8b_head_pruning(p, phase4::head_names(p.gpt()), order);
+    p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    p.out.save_metrics();
+    std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());
 }

@@ -7,7 +7,7 @@
 //   greedy_recompute     greedy decoding by re-running the whole sequence each step,
 //                        so it works for bidirectional models too (nn::generate refuses them)
 //   layer_weights        one layer's attention weights for one sequence, per head
-//   mean_entropy_per_head, pruning_losses   the entropy and head-pruning experiments
+//   mean_entropy_per_head, pruning_losses, cumulative_pruning_losses   the entropy and head-pruning experiments
 //   train_variant        a TinyGPT trained with another mask, for the comparisons
 //   compare_kv_cache     one generation with and without the KV cache: times, agreement
 //   with_bos, text_of, fixed3, json_of, pad_batch, top_probabilities   conveniences for the printout
@@ -19,13 +19,14 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "autograd/node.hpp"
 #include "data/grammar.hpp"
 #include "data/tokenizer.hpp"
-#include "nn/attention_stats.hpp"
+#include "lab/attention_stats.hpp"
 #include "nn/generate.hpp"
 #include "lab/train.hpp"
 #include "tensor/json.hpp"
@@ -203,7 +204,7 @@ inline std::vector<double> mean_entropy_per_head(nn::Transformer& model, const T
     model.forward(ids);
     std::vector<double> out;
     for (const Tensor& w : model.trace().layers)  // [B, H, T, T]
-        for (double e : nn::per_head_mean(nn::row_entropy(w)).to_vector<double>()) out.push_back(e);
+        for (double e : lab::per_head_mean(lab::row_entropy(w)).to_vector<double>()) out.push_back(e);
     model.trace().enabled = false, model.trace().clear();
     return out;
 }
@@ -233,6 +234,22 @@ inline std::vector<double> pruning_losses(nn::Transformer& model) {
     return out;
 }
 
+// The validation loss after switching off the heads of `order` (indices as head_names
+// gives them, layer-major) one after another, each staying off: out[k] has heads
+// order[0..k] off. The model is left with all heads on.
+inline std::vector<double> cumulative_pruning_losses(nn::Transformer& model, const std::vector<std::size_t>& order) {
+    const auto H = static_cast<std::size_t>(model.config().n_heads);
+    std::vector<std::vector<bool>> on(model.blocks.size(), std::vector<bool>(H, true));  // [layer][head]
+    std::vector<double> out;
+    for (std::size_t index : order) {
+        on[index / H][index % H] = false;
+        model.blocks[index / H]->attn.set_head_mask(on[index / H]);
+        out.push_back(lab::evaluate(model, lab::Task::causal).loss);
+    }
+    for (auto& block : model.blocks) block->attn.set_head_mask(std::vector<bool>(H, true));
+    return out;
+}
+
 // One of the compared TinyGPTs: the causal_model recipe (lab::standard_config) with
 // its mask changed, stopped after `steps` of its schedule. The causal variant is then
 // exactly the first `steps` steps of causal_model's own training run (same seed,
@@ -243,9 +260,26 @@ struct Variant {
     std::int64_t window = 0, stride = 0;
 };
 
-inline lab::TrainResult train_variant(const Variant& v, std::int64_t steps, std::int64_t eval_every,
+// A mask as the command line writes it: none | local:W | strided:S (both also causal). Its
+// name is what the printout and metrics.json call it. nullopt if `spec` is none of these.
+// (The full causal mask is every comparison's reference, always trained.)
+inline std::optional<Variant> parse_variant(const std::string& spec) {
+    if (spec == "none") return Variant{"no mask", false};
+    for (const std::string kind : {"local:", "strided:"}) {
+        if (!spec.starts_with(kind)) continue;
+        const std::string n = spec.substr(kind.size());
+        if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos || std::stoll(n) < 1)
+            return std::nullopt;
+        const std::int64_t w = std::stoll(n);
+        return kind == "local:" ? Variant{"local +-" + n, true, w, 0} : Variant{"strided " + n, true, 0, w};
+    }
+    return std::nullopt;
+}
+
+// `base` (causal_model's recipe, or the loaded model's architecture) with the variant's mask.
+inline lab::TrainResult train_variant(const lab::TrainConfig& base, const Variant& v, std::int64_t steps, std::int64_t eval_every,
                                      std::function<void(std::int64_t, nn::Transformer&)> on_eval = {}) {
-    lab::TrainConfig c = lab::standard_config(lab::Task::causal);  // its seed too, so the causal run is causal_model's
+    lab::TrainConfig c = base;  // its seed too, so the causal run with the standard recipe is causal_model's
     c.stop_after = steps, c.eval_every = eval_every, c.on_eval = std::move(on_eval);
     c.causal_mask = v.causal, c.window = v.window, c.stride = v.stride;
     c.progress = lab::TrainConfig::Progress::quiet;
@@ -253,7 +287,7 @@ inline lab::TrainResult train_variant(const Variant& v, std::int64_t steps, std:
 }
 
 // How many leading steps of `curve` appear, with the same training loss to the CSV's
-// six decimals, in a loss CSV written by nn::train ("step,loss,val_loss" rows).
+// six decimals, in a loss CSV written by lab::train ("step,loss,val_loss" rows).
 inline std::int64_t matching_steps(const std::string& csv, const std::vector<lab::TrainPoint>& curve) {
     std::int64_t n = 0;
     for (const lab::TrainPoint& p : curve) {

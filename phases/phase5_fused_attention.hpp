@@ -19,7 +19,7 @@
 
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
-#include "nn/attention_cost.hpp"
+#include "lab/attention_cost.hpp"
 #include "nn/flash_attention.hpp"
 #include "plots/compose.hpp"
 #include "plots/line_chart.hpp"
@@ -47,7 +47,7 @@ inline Json fused_attention_section(const std::string& out_dir) {
         auto composed = [&] { nn::scaled_dot_product_attention(q, k, v); };
         auto fused = [&] { nn::flash_attention(q, k, v); };
         const double rep_s = T >= 1024 ? 0.0 : 0.1;
-        const nn::Timing tc = nn::time_median(composed, 5, rep_s), tf = nn::time_median(fused, 5, rep_s);
+        const lab::Timing tc = lab::time_median(composed, 5, rep_s), tf = lab::time_median(fused, 5, rep_s);
         const double bc = peak_extra_storage_bytes(composed), bf = peak_extra_storage_bytes(fused);
         std::printf("   %6lld %12.3f %12.3f %14.2f %14.2f\n", static_cast<long long>(T), tc.median_ms, tf.median_ms, bc / (1 << 20),
                     bf / (1 << 20));

@@ -1,17 +1,26 @@
-// phase_common.hpp — the few things every phase program does the same way:
-// announce sections, turn tensors into chart data, encode the toy sentence,
-// save figures (SVG + PNG) and metrics.json into out/phaseN/.
+// phase_common.hpp — the few things every phase program does the same way: read the
+// learner's settings (the flags every phase shares), load the model and the sentence,
+// announce sections, turn tensors into chart data, save figures (SVG + PNG) and
+// metrics.json into <out>/phaseN/.
+//
+// A phase program's main() is its table of contents: it declares its flags, reads them
+// (every check before any work, so a bad value costs nothing), then calls one function
+// per section of the seed, in the seed's order and with its step numbers.
 //
 // Header-only on purpose: each phase stays one readable program, and this file
 // only removes repetition that would distract from the seed's narrative.
 #pragma once
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "data/grammar.hpp"
 #include "data/tokenizer.hpp"
+#include "lab/options.hpp"
 #include "lab/show.hpp"
+#include "lab/train.hpp"
+#include "nn/checkpoint.hpp"
 #include "plots/chart_input.hpp"
 #include "plots/save.hpp"
 #include "tensor/fileio.hpp"
@@ -48,11 +57,76 @@ inline std::vector<std::string> words(const std::string& text) {
     return out;
 }
 
-// Where one phase writes: figures as <dir>/<name>.svg + .png, numbers in <dir>/metrics.json.
+// The flags every phase takes. `model` is the standard checkpoint the phase reads unless
+// --checkpoint names another (out/checkpoints/<model>.safetensors, trained if missing).
+struct CommonDefaults {
+    std::string phase;  // "phase1": the folder under --out
+    std::string model;  // "single_head_model"; empty if the phase reads no checkpoint
+    std::uint64_t seed = 0;
+    bool sentence = true;  // the phase reads --sentence
+};
+
+inline void add_common_flags(lab::Options& o, const CommonDefaults& d) {
+    if (d.sentence) o.add("sentence", "TEXT", kToySentence, "the sentence to study (words of the model's vocabulary)");
+    if (!d.model.empty())
+        o.add("checkpoint", "PATH", "out/checkpoints/" + d.model + ".safetensors",
+              "the trained model to study (any attnlab checkpoint of the same kind)");
+    o.add("seed", "N", std::to_string(d.seed), "seed of everything random the phase does");
+    o.add("out", "DIR", "out", "write DIR/" + d.phase + "/ (figures, metrics.json) and DIR/data/ (for the summary sheet)");
+}
+
+// --checkpoint (or another flag naming a checkpoint): the standard model (trained first if it
+// is missing, as `make train` would), or the learner's own file, read and checked by nn::load_checkpoint.
+inline nn::LoadedCheckpoint load_model(const lab::Options& o, lab::Task standard, const std::string& flag = "checkpoint") {
+    if (!o.given(flag)) return lab::load_or_train(standard);
+    try {
+        return nn::load_checkpoint(o.text(flag));
+    } catch (const std::exception& e) {
+        o.fail(flag, e.what());
+    }
+}
+
+// --sentence as token ids of `vocab` (id -> word), each word checked: an unknown word is an
+// error that lists the nearest words the model knows.
+inline std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::vector<std::string>& vocab,
+                                              std::int64_t context) {
+    std::vector<std::int64_t> ids;
+    std::string text = o.text("sentence"), word;
+    text += ' ';
+    for (char c : text) {
+        if (c != ' ' && c != '\t') {
+            word += c;
+            continue;
+        }
+        if (word.empty()) continue;
+        const auto it = std::find(vocab.begin(), vocab.end(), word);
+        auto special = [](const std::string& w) { return w.empty() || w.front() == '<' || w.front() == '['; };  // <bos>, [MASK]
+        if (it == vocab.end() || special(word)) {
+            std::vector<std::string> words_only;
+            for (const std::string& w : vocab)
+                if (!special(w)) words_only.push_back(w);
+            std::string near;
+            for (const std::string& w : lab::nearest_words(word, words_only, 5)) near += (near.empty() ? "" : ", ") + w;
+            o.fail("sentence", "the model does not know the word '" + word + "'; nearest known words: " + near);
+        }
+        ids.push_back(it - vocab.begin());
+        word.clear();
+    }
+    if (ids.empty()) o.fail("sentence", "no words");
+    if (static_cast<std::int64_t>(ids.size()) + 2 > context)  // room for <bos> and <eos>, as the models were trained
+        o.fail("sentence", std::to_string(ids.size()) + " words, but the model reads at most " +
+                               std::to_string(context - 2) + " (its context is " + std::to_string(context) + ")");
+    return ids;
+}
+
+// Where one phase writes: figures as <dir>/<name>.svg + .png, numbers in <dir>/metrics.json,
+// the summary sheet's matrix in <root>/data/.
 class Output {
 public:
-    explicit Output(std::string dir) : dir_(std::move(dir)), metrics_(Json::object()) {}
+    explicit Output(const std::string& root, const std::string& phase)
+        : root_(root), dir_(root + "/" + phase), metrics_(Json::object()) {}
     const std::string& dir() const { return dir_; }
+    const std::string& root() const { return root_; }
     Json& metrics() { return metrics_; }
     void figure(const plots::Figure& fig, const std::string& name) {
         plots::save(fig, dir_ + "/" + name);
@@ -64,15 +138,28 @@ public:
     }
 
 private:
-    std::string dir_;
+    std::string root_, dir_;
     Json metrics_;
+};
+
+// What every phase's sections share: its settings, where it writes, the metrics it records.
+// A phase's own state (its model, its sentence, results one section hands the next) is a
+// struct derived from it, so each section is a function of that one argument.
+struct Frame {
+    Frame(const lab::Options& o, const std::string& phase)
+        : opt(o), out(o.text("out"), phase), m(out.metrics()), seed(o.seed()) {}
+    const lab::Options& opt;
+    Output out;
+    Json& m;  // out's metrics.json
+    std::uint64_t seed;
 };
 
 // The summary sheet (tools/gallery) shows one matrix per phase. It reads them from
 // out/data/<name>.npy, with their row and column labels in out/data/<name>.labels.txt
 // (two lines, space-separated; tokens hold no spaces), so its panels name the tokens.
+// `root` is the phase's --out (out/ by default).
 inline void save_key_matrix(const std::string& name, const Tensor& m, const std::vector<std::string>& rows,
-                            const std::vector<std::string>& cols) {
+                            const std::vector<std::string>& cols, const std::string& root = "out") {
     if (m.dim() < 2 || m.size(-2) != static_cast<std::int64_t>(rows.size()) ||
         m.size(-1) != static_cast<std::int64_t>(cols.size()))
         throw ShapeError("save_key_matrix('" + name + "'): matrix " + m.shape().str() + " but " +
@@ -82,9 +169,9 @@ inline void save_key_matrix(const std::string& name, const Tensor& m, const std:
         for (const std::string& l : labels) s += (s.empty() ? "" : " ") + l;
         return s + "\n";
     };
-    save_npy("out/data/" + name + ".npy", m.contiguous());
-    write_file_atomic("out/data/" + name + ".labels.txt", line(rows) + line(cols));
-    std::printf("  wrote out/data/%s.npy %s (for the summary sheet)\n", name.c_str(), m.shape().str().c_str());
+    save_npy(root + "/data/" + name + ".npy", m.contiguous());
+    write_file_atomic(root + "/data/" + name + ".labels.txt", line(rows) + line(cols));
+    std::printf("  wrote %s/data/%s.npy %s (for the summary sheet)\n", root.c_str(), name.c_str(), m.shape().str().c_str());
 }
 
 }  // namespace attnlab::phase

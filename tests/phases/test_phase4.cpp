@@ -154,7 +154,7 @@ TEST_CASE("pruning and entropy helpers measure every head and leave the model wh
     const std::vector<double> e = phase4::mean_entropy_per_head(gpt, ids);
     REQUIRE(e.size() == 4);
     const Tensor w = phase4::layer_weights(gpt, ids, 1);  // [1, H, T, T]
-    CHECK(e[2] == Approx(mean(row_entropy(w.select(1, 0))).item()).epsilon(1e-9));
+    CHECK(e[2] == Approx(mean(lab::row_entropy(w.select(1, 0))).item()).epsilon(1e-9));
     for (double x : e) CHECK((x > 0 && x < std::log(double(ids.size(1)))));
 }
 

@@ -3,13 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "data/reversal.hpp"
-#include "nn/seq2seq_experiment.hpp"
+#include "lab/seq2seq_experiment.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/gradcheck_helpers.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
 using namespace attnlab::nn;
+using namespace attnlab::lab;
 using attnlab::testing::check_gradients;
 using attnlab::testing::IsCloseTo;
 
@@ -58,9 +59,9 @@ TEST_CASE("a few dozen training steps reduce the loss", "[nn][seq2seq][training]
         Seq2SeqConfig c = small(attention);
         c.embed = 16, c.hidden = 32, c.attn = 32;
         Seq2Seq model(c, gen);
-        TrainConfig tc;
+        ReversalTrainConfig tc;
         tc.steps = 40, tc.batch_size = 32, tc.warmup = 5, tc.lr = 1e-2;
-        TrainResult r = train_reversal(model, tc, {});
+        ReversalTrainResult r = train_reversal(model, tc, {});
         const double first = (r.loss[0] + r.loss[1] + r.loss[2]) / 3, last = (r.loss[37] + r.loss[38] + r.loss[39]) / 3;
         INFO("loss " << first << " -> " << last);
         CHECK(first > 2.3);          // ≈ ln 13 = 2.56 at the start: nothing learned yet

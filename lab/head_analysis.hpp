@@ -18,7 +18,7 @@
 
 #include "lab/train.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 struct HeadProfile {
     std::vector<double> entropy, self, local, global, previous;  // one entry per head
@@ -32,12 +32,12 @@ HeadProfile profile_heads(const Tensor& weights);
 struct SweepPoint {
     std::int64_t n_heads = 0, d_k = 0;
     std::int64_t parameters = 0;  // of the whole model (the same for every H: 4·d² + 4·d per layer)
-    lab::Evaluation eval;              // validation loss / accuracy / Bayes floor after training
+    Evaluation eval;              // validation loss / accuracy / Bayes floor after training
     double seconds = 0;           // wall-clock training time
 };
 
 // Trains `base` once per head count (everything else — steps, data, seed — equal)
 // and evaluates each on the task's fixed validation batches.
-std::vector<SweepPoint> heads_sweep(const lab::TrainConfig& base, const std::vector<std::int64_t>& heads);
+std::vector<SweepPoint> heads_sweep(const TrainConfig& base, const std::vector<std::int64_t>& heads);
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

@@ -1,12 +1,12 @@
 // attention_stats.cpp — see attention_stats.hpp.
-#include "nn/attention_stats.hpp"
+#include "lab/attention_stats.hpp"
 
 #include <cmath>
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 // |i − j| (or any f(i, j)) as a [Tq, Tk] tensor in the weights' dtype.
 template <typename F>
@@ -82,4 +82,4 @@ Tensor head_similarity(const Tensor& heads) {
     return matmul(unit, unit.mT());                                   // [H, H]
 }
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

@@ -1,5 +1,5 @@
 // seq2seq_experiment.cpp — see seq2seq_experiment.hpp.
-#include "nn/seq2seq_experiment.hpp"
+#include "lab/seq2seq_experiment.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -13,9 +13,11 @@
 #include "nn/optim.hpp"
 #include "tensor/ops.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
-ReversalEval evaluate_reversal(const Seq2Seq& model, const std::vector<data::Digits>& sources) {
+using namespace attnlab::nn;  // an experiment is written in nn's words: layers, losses, optimizers
+
+ReversalEval evaluate_reversal(const nn::Seq2Seq& model, const std::vector<data::Digits>& sources) {
     NoGradGuard no_grad;
     ReversalEval ev;
     std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> tally;  // length -> (correct, total)
@@ -51,13 +53,13 @@ ReversalEval evaluate_reversal(const Seq2Seq& model, const std::vector<data::Dig
     return ev;
 }
 
-TrainResult train_reversal(Seq2Seq& model, const TrainConfig& config, const std::vector<data::Digits>& held_out,
+ReversalTrainResult train_reversal(nn::Seq2Seq& model, const ReversalTrainConfig& config, const std::vector<data::Digits>& held_out,
                            const data::ReversalConfig& task) {
     const auto t0 = std::chrono::steady_clock::now();
     Generator data_gen(config.data_seed);
     Adam opt(model.named_parameters(), config.lr);
     const std::vector<Tensor> params = model.parameters();
-    TrainResult result;
+    ReversalTrainResult result;
     for (std::int64_t step = 1; step <= config.steps; ++step) {
         const data::ReversalBatch batch = data::sample_reversal_batch(data_gen, config.batch_size, task);
         Tensor loss = cross_entropy(model.forward(batch.src, batch.lengths, batch.tgt_in).logits, batch.tgt_out);
@@ -106,4 +108,4 @@ void run_concurrently(const std::vector<std::function<void()>>& jobs, int thread
     if (error) std::rethrow_exception(error);
 }
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

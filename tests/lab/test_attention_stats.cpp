@@ -2,12 +2,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "nn/attention_stats.hpp"
+#include "lab/attention_stats.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
-using namespace attnlab::nn;
+using namespace attnlab::lab;
 using attnlab::testing::IsCloseTo;
 
 TEST_CASE("statistics of identity, uniform and previous-token patterns", "[nn][stats]") {

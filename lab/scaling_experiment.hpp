@@ -17,7 +17,7 @@
 
 #include "tensor/tensor.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 struct ScalingStats {
     std::int64_t d_k = 0;
@@ -61,4 +61,4 @@ struct PointerTaskResult {
 };
 PointerTaskResult train_pointer_task(const PointerTaskConfig& config, bool scaled);
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

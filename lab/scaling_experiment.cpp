@@ -1,18 +1,20 @@
 // scaling_experiment.cpp — see scaling_experiment.hpp.
-#include "nn/scaling_experiment.hpp"
+#include "lab/scaling_experiment.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
-#include "nn/attention_stats.hpp"
+#include "lab/attention_stats.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
+
+using namespace attnlab::nn;  // an experiment is written in nn's words: layers, losses, optimizers
 
 namespace {
 // Both functions below differentiate, so they record gradients even when the caller
@@ -130,4 +132,4 @@ PointerTaskResult train_pointer_task(const PointerTaskConfig& c, bool scaled) {
     return result;
 }
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

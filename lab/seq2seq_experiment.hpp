@@ -18,7 +18,7 @@
 #include "data/reversal.hpp"
 #include "nn/seq2seq.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 struct ReversalEval {
     double accuracy = 0;                          // exact-sequence, over the held-out set
@@ -29,9 +29,9 @@ struct ReversalEval {
 
 // Greedy-decodes `sources` (in batches of up to 256) and scores them. The attention
 // measurements use teacher forcing, so every row has the same alignment to compare.
-ReversalEval evaluate_reversal(const Seq2Seq& model, const std::vector<data::Digits>& sources);
+ReversalEval evaluate_reversal(const nn::Seq2Seq& model, const std::vector<data::Digits>& sources);
 
-struct TrainConfig {
+struct ReversalTrainConfig {
     std::int64_t steps = 1000;
     std::int64_t batch_size = 64;
     double lr = 3e-3;             // peak; linear warm-up, then cosine decay to lr / 100
@@ -40,13 +40,13 @@ struct TrainConfig {
     std::vector<std::int64_t> checkpoints;  // steps (1-based, ≤ steps) after which to evaluate
 };
 
-struct TrainResult {
+struct ReversalTrainResult {
     std::vector<double> loss;                         // one per step
     std::map<std::int64_t, ReversalEval> evals;       // checkpoint step -> evaluation
     double seconds = 0;                               // wall-clock of the whole run
 };
 
-TrainResult train_reversal(Seq2Seq& model, const TrainConfig& config, const std::vector<data::Digits>& held_out,
+ReversalTrainResult train_reversal(nn::Seq2Seq& model, const ReversalTrainConfig& config, const std::vector<data::Digits>& held_out,
                            const data::ReversalConfig& task = {});
 
 // Mean of each window of `window` consecutive values, every `every` steps: (step, mean) pairs
@@ -60,4 +60,4 @@ Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t 
 // touches (its model, its generators); autograd's recording switch is per thread.
 void run_concurrently(const std::vector<std::function<void()>>& jobs, int threads);
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 struct Timing {
     double median_ms = 0, min_ms = 0, max_ms = 0;
@@ -28,4 +28,4 @@ struct AttentionCost {
 
 AttentionCost measure_attention_cost(std::int64_t T, std::int64_t B = 1, std::int64_t H = 8, std::int64_t d_k = 64);
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

@@ -1,12 +1,12 @@
 // head_analysis.cpp — see head_analysis.hpp.
-#include "nn/head_analysis.hpp"
+#include "lab/head_analysis.hpp"
 
 #include <cmath>
 
-#include "nn/attention_stats.hpp"
+#include "lab/attention_stats.hpp"
 #include "tensor/ops.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 HeadProfile profile_heads(const Tensor& weights) {
     if (weights.dim() != 3 || weights.size(1) != weights.size(2))
@@ -25,16 +25,16 @@ HeadProfile profile_heads(const Tensor& weights) {
     return p;
 }
 
-std::vector<SweepPoint> heads_sweep(const lab::TrainConfig& base, const std::vector<std::int64_t>& heads) {
+std::vector<SweepPoint> heads_sweep(const TrainConfig& base, const std::vector<std::int64_t>& heads) {
     std::vector<SweepPoint> out;
     for (std::int64_t h : heads) {
-        lab::TrainConfig c = base;
+        TrainConfig c = base;
         c.n_heads = h;
         c.out.clear();  // nothing to resume: the sweep keeps only the numbers
-        lab::TrainResult r = lab::train(c);
+        TrainResult r = train(c);
         out.push_back({h, c.d_model / h, r.model->parameter_count(), r.final_eval, r.seconds});
     }
     return out;
 }
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

@@ -16,7 +16,7 @@
 
 #include "tensor/tensor.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 Tensor row_entropy(const Tensor& weights);      // [..., Tq, Tk] -> [..., Tq]
 Tensor row_distance(const Tensor& weights);     // [..., Tq, Tk] -> [..., Tq]
@@ -33,4 +33,4 @@ Tensor attention_rollout(const std::vector<Tensor>& layers);
 // Cosine similarity of every pair of heads' flattened patterns: [H, T, T] -> [H, H]
 Tensor head_similarity(const Tensor& heads);
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

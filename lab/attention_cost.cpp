@@ -1,5 +1,5 @@
 // attention_cost.cpp — see attention_cost.hpp.
-#include "nn/attention_cost.hpp"
+#include "lab/attention_cost.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::lab {
 
 Timing time_median(const std::function<void()>& fn, int reps, double rep_seconds) {
     using Clock = std::chrono::steady_clock;
@@ -47,4 +47,4 @@ AttentionCost measure_attention_cost(std::int64_t T, std::int64_t B, std::int64_
     return cost;
 }
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::lab

@@ -1,0 +1,62 @@
+// options.hpp — the command line of every lab program (the five phases): one parser, so a
+// flag is spelled the same everywhere, `--help` lists them all, and a bad value stops the
+// program with exit status 2 and a message naming the flag and the value.
+//
+//   lab::Options o("phase1", "single-head scaled dot-product attention");
+//   o.add("d-k", "LIST", "8,32,128", "head widths of the sqrt(d_k) experiment");
+//   o.parse(argc, argv);                                  // --help: prints, exits 0
+//   std::vector<std::int64_t> dks = o.int_list("d-k", 1, 4096);  // "--d-k 8,x": exit 2
+//
+// Every flag takes a value (`--flag VALUE` or `--flag=VALUE`); there are no positional
+// arguments. A flag given twice is an error, as is one the program does not declare.
+// Getters check the value when the program asks for it, so every check names its flag.
+// To add a flag: declare it with add() before parse(), read it with the getter of its type.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnlab::lab {
+
+class Options {
+public:
+    Options(std::string program, std::string summary);
+
+    // Declares --name VALUE, with the text --help shows and the value used when it is absent.
+    void add(const std::string& name, const std::string& value_name, const std::string& default_value,
+             const std::string& help);
+    // Reads argv; prints --help and exits 0, or exits 2 on an unknown flag or a missing value.
+    void parse(int argc, const char* const* argv);
+
+    bool given(const std::string& name) const;  // on the command line, not the default
+    std::string text(const std::string& name) const;
+    std::int64_t integer(const std::string& name, std::int64_t min, std::int64_t max) const;
+    std::uint64_t seed(const std::string& name = "seed") const;
+    std::vector<std::int64_t> int_list(const std::string& name, std::int64_t min, std::int64_t max) const;
+    std::vector<std::string> word_list(const std::string& name) const;  // comma-separated, no empty items
+    // The value, which must be one of `choices`.
+    std::string choice(const std::string& name, const std::vector<std::string>& choices) const;
+
+    // Prints "<program>: --name 'value': why" and the usage line to stderr, exits 2.
+    [[noreturn]] void fail(const std::string& name, const std::string& why) const;
+    const std::string& program() const { return program_; }
+    std::string help() const;
+
+private:
+    struct Flag {
+        std::string name, value_name, value, help;
+        bool given = false;
+    };
+    const Flag& flag(const std::string& name) const;
+    Flag* find(const std::string& name);
+    std::string program_, summary_;
+    std::vector<Flag> flags_;
+};
+
+// The edit distance between two words: insert, delete, substitute, or swap two neighbouring
+// letters, 1 each (optimal string alignment), so a typo like "dgo" is one edit from "dog".
+std::size_t edit_distance(const std::string& a, const std::string& b);
+// The up-to-n words of `known` nearest to `word` by edit distance (ties in `known`'s order).
+std::vector<std::string> nearest_words(const std::string& word, const std::vector<std::string>& known, std::size_t n);
+
+}  // namespace attnlab::lab

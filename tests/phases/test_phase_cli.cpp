@@ -1,0 +1,196 @@
+// test_phase_cli.cpp — the five phase programs as a learner runs them: every flag with a
+// good value (its effect read back from the metrics.json the run recorded) and a bad one
+// (exit status 2 and a message naming the flag and the value, before any work is done).
+// The good runs use tiny checkpoints trained here (d_model 16, 1 layer, 5 steps) and small
+// step counts, and write to a temporary --out; the defaults are checked against main's
+// numbers by tools/metrics_reference.py after make all.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <unistd.h>
+
+#include "lab/train.hpp"
+#include "tensor/fileio.hpp"
+#include "tensor/json.hpp"
+#include "tests/support/run_program.hpp"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The phase program of this build configuration, run with `args`; 5 minutes at most.
+testing::ProgramRun spawn(const std::string& program, std::vector<std::string> args) {
+    args.insert(args.begin(), testing::program_path(program));
+    return testing::run_program(args, 300);
+}
+
+// A temporary folder with three tiny checkpoints, made once and removed at exit.
+struct Fixture {
+    fs::path dir = fs::temp_directory_path() / ("attnlab_phase_cli_" + std::to_string(::getpid()));
+    Fixture() {
+        fs::create_directories(dir);
+        for (const lab::Task task : {lab::Task::causal, lab::Task::single_head, lab::Task::multi_head}) {
+            const std::string name = lab::info(task).model_name;
+            lab::TrainConfig c = lab::standard_config(task);
+            c.steps = 5, c.d_model = 16, c.n_heads = name == "single_head_model" ? 1 : 2, c.n_layers = 1, c.context = 16;
+            c.batch = 4, c.warmup = 1, c.eval_every = 5, c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet;
+            c.out = (dir / (name + ".safetensors")).string();
+            lab::train(c);
+        }
+    }
+    ~Fixture() { fs::remove_all(dir); }
+    std::string ckpt(const std::string& name) const { return (dir / (name + ".safetensors")).string(); }
+    std::string out(const std::string& name) const { return (dir / name).string(); }
+};
+const Fixture& fixture() {
+    static const Fixture f;
+    return f;
+}
+
+// Exit 2, and a message that names the flag and the value.
+void check_rejected(const std::string& program, std::vector<std::string> args, const std::string& flag,
+                    const std::string& value, const std::string& reason = "") {
+    const auto r = spawn(program, args);
+    INFO(program << " output:\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(flag) && Catch::Contains(value) && Catch::Contains(reason));
+}
+
+Json run_ok(const std::string& program, const std::vector<std::string>& args, const std::string& out, int phase) {
+    const auto r = spawn(program, args);
+    INFO(program << " output:\n" << r.output);
+    REQUIRE(r.exit_code == 0);
+    return load_json(out + "/phase" + std::to_string(phase) + "/metrics.json");
+}
+
+std::vector<std::string> strings(const Json& a) {
+    std::vector<std::string> out;
+    for (const Json& s : a.as_array()) out.push_back(s.as_string());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("every phase answers --help with its flags, and refuses an unknown flag", "[phases][cli]") {
+    for (const std::string p : {"phase1_single_head", "phase2_multi_head", "phase3_visualization", "phase4_causal", "phase5_seq2seq"}) {
+        const auto help = spawn(p, {"--help"});
+        INFO(p << ":\n" << help.output);
+        CHECK(help.exit_code == 0);
+        CHECK_THAT(help.output, Catch::Contains("--seed N") && Catch::Contains("--out DIR") && Catch::Contains("(default: "));
+        check_rejected(p, {"--no-such-flag", "1"}, "--no-such-flag", "unknown flag");
+        check_rejected(p, {"--seed", "-1"}, "--seed", "'-1'", "between");
+        check_rejected(p, {"--seed", "1", "--seed", "2"}, "--seed", "twice");
+        check_rejected(p, {"--seed"}, "--seed", "needs a value");
+    }
+}
+
+TEST_CASE("--sentence and --checkpoint: an unknown word lists the nearest known ones; a bad file is named",
+          "[phases][cli]") {
+    for (const std::string p : {"phase1_single_head", "phase2_multi_head", "phase3_visualization", "phase4_causal"}) {
+        const std::string model = p == "phase1_single_head" ? "single_head_model" : p == "phase2_multi_head" ? "multi_head_model"
+                                                                                                           : "causal_model";
+        check_rejected(p, {"--checkpoint", fixture().ckpt(model), "--sentence", "the dgo sat"}, "--sentence", "'the dgo sat'",
+                       "nearest known words: dog,");  // a swap of two letters is one edit
+        check_rejected(p, {"--checkpoint", fixture().ckpt(model), "--sentence", "the [MASK] sat"}, "--sentence", "[MASK]",
+                       "does not know the word");
+        check_rejected(p, {"--checkpoint", fixture().out("missing.safetensors")}, "--checkpoint", "missing.safetensors");
+    }
+    check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model")}, "--checkpoint",
+                   "multi_head_model", "studies one head");
+    std::string long_sentence = "the cat";
+    for (int i = 0; i < 40; ++i) long_sentence += " sat";
+    check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("single_head_model"), "--sentence", long_sentence},
+                   "--sentence", "the cat sat", "the model reads at most");
+    check_rejected("phase4_causal", {"--checkpoint", fixture().ckpt("multi_head_model")}, "--checkpoint", "multi_head_model",
+                   "causal model");
+}
+
+TEST_CASE("phase 1 runs on the learner's sentence, checkpoint, seed, d_k list and steps", "[phases][cli][phase1]") {
+    check_rejected("phase1_single_head", {"--d-k", "8,0"}, "--d-k", "'8,0'", "between 1");
+    check_rejected("phase1_single_head", {"--d-k", "8,,32"}, "--d-k", "'8,,32'", "not a whole number");
+    check_rejected("phase1_single_head", {"--steps", "0"}, "--steps", "'0'");
+    const std::string out = fixture().out("p1");
+    const Json m = run_ok("phase1_single_head", {"--checkpoint", fixture().ckpt("single_head_model"), "--sentence", "my dog saw the cat",
+                                                 "--seed", "3", "--d-k", "16,4", "--steps", "7", "--out", out}, out, 1);
+    CHECK(strings(m.at("tokens")) == std::vector<std::string>{"my", "dog", "saw", "the", "cat"});
+    CHECK(m.at("d_k").as_int64() == 16);  // the tiny model's d_model, one head
+    CHECK(m.at("seed").as_int64() == 3);
+    CHECK(m.find("saw"));                 // step 1 and 3's query: the third word
+    std::vector<std::int64_t> dks;
+    for (const Json& c : m.at("scaling").at("cells").as_array()) dks.push_back(c.at("d_k").as_int64());
+    CHECK(dks == std::vector<std::int64_t>{4, 4, 16, 16});
+    CHECK(m.at("scaling_training").at("d_k").as_int64() == 16);
+    CHECK(m.at("scaling_training").at("scaled").at("loss_curve").size() == 7);
+    CHECK(fs::exists(out + "/phase1/attention_heatmap.png"));
+    CHECK(fs::exists(out + "/data/attention_weights.npy"));
+}
+
+TEST_CASE("phase 2 runs on the learner's checkpoint, heads list, d_model and steps", "[phases][cli][phase2]") {
+    check_rejected("phase2_multi_head", {"--heads", "3"}, "--heads", "'3'", "do not divide --d-model 64");
+    check_rejected("phase2_multi_head", {"--d-model", "0"}, "--d-model", "'0'");
+    check_rejected("phase2_multi_head", {"--compare-checkpoint", fixture().out("nope")}, "--compare-checkpoint", "nope");
+    const std::string out = fixture().out("p2");
+    const Json m = run_ok("phase2_multi_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--compare-checkpoint",
+                                                fixture().ckpt("single_head_model"), "--sentence", "the dog sat", "--heads", "1,4",
+                                                "--d-model", "32", "--steps", "6", "--out", out}, out, 2);
+    CHECK(m.at("heads").size() == 2);  // the tiny model's 2 heads
+    const Json& sweep = m.at("heads_sweep");
+    CHECK(sweep.at("d_model").as_int64() == 32);
+    CHECK(sweep.at("steps").as_int64() == 6);
+    REQUIRE(sweep.at("results").size() == 2);
+    CHECK(sweep.at("results").as_array()[1].at("n_heads").as_int64() == 4);
+    CHECK(sweep.at("results").as_array()[1].at("d_k").as_int64() == 8);
+    CHECK(m.at("parameter_counts").as_array()[0].at("parameters").as_int64() == 4 * 32 * 32 + 4 * 32);
+    CHECK(m.at("single_vs_multi").find(fixture().ckpt("single_head_model")));
+}
+
+TEST_CASE("phase 3 runs on the learner's sentence and checkpoints", "[phases][cli][phase3]") {
+    const std::string out = fixture().out("p3");
+    const Json m = run_ok("phase3_visualization", {"--checkpoint", fixture().ckpt("causal_model"), "--compare-checkpoint",
+                                                   fixture().ckpt("multi_head_model"), "--sentence", "the bird saw my dog",
+                                                   "--out", out}, out, 3);
+    CHECK(m.at("sentence").as_string() == "the bird saw my dog");
+    CHECK(strings(m.at("tokens")).front() == "<bos>");
+    CHECK(m.at("rollout").size() == 7);  // <bos> 5 words <eos>
+    CHECK(m.at("attention_distance").find(fixture().ckpt("causal_model")));
+    CHECK(fs::exists(out + "/phase3/explorer.html"));
+}
+
+TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and steps", "[phases][cli][phase4]") {
+    check_rejected("phase4_causal", {"--mask", "local:0"}, "--mask", "'local:0'", "not a mask");
+    check_rejected("phase4_causal", {"--mask", "diagonal"}, "--mask", "'diagonal'", "not a mask");
+    check_rejected("phase4_causal", {"--steps", "10"}, "--steps", "'10'", "between 25");
+    check_rejected("phase4_causal", {"--checkpoint", fixture().ckpt("causal_model"), "--prune", "1.3"}, "--prune", "'1.3'",
+                   "not a head of this model");
+    const std::string out = fixture().out("p4");
+    const Json m = run_ok("phase4_causal", {"--checkpoint", fixture().ckpt("causal_model"), "--sentence", "my cat saw the dog",
+                                            "--mask", "none,local:1", "--prune", "1.2,1.1", "--steps", "25", "--seed", "9",
+                                            "--out", out}, out, 4);
+    const Json& losses = m.at("custom_masks").at("val_loss");
+    CHECK(losses.find("full causal"));
+    CHECK(losses.find("no mask"));
+    CHECK(losses.find("local +-1"));
+    CHECK(losses.size() == 3);
+    CHECK(m.at("custom_masks").at("steps").as_int64() == 25);
+    CHECK(m.at("head_pruning").at("order").as_string() == "1.2,1.1");
+    CHECK(m.at("head_pruning").at("cumulative").size() == 2);
+    CHECK(m.at("generation").at("prompt").as_string() == "my cat");
+    CHECK(m.at("seed").as_int64() == 9);
+}
+
+TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring and steps", "[phases][cli][phase5]") {
+    check_rejected("phase5_seq2seq", {"--hidden", "7"}, "--hidden", "'7'", "even");
+    check_rejected("phase5_seq2seq", {"--length", "3"}, "--length", "'3'", "between 4");
+    check_rejected("phase5_seq2seq", {"--score", "cosine"}, "--score", "'cosine'", "one of dot, scaled_dot");
+    check_rejected("phase5_seq2seq", {"--cost-t", "64,big"}, "--cost-t", "'64,big'", "not a whole number");
+    check_rejected("phase5_seq2seq", {"--sentence", "the cat"}, "--sentence", "unknown flag");  // digits only here
+    const std::string out = fixture().out("p5");
+    const Json m = run_ok("phase5_seq2seq", {"--hidden", "8", "--length", "6", "--score", "dot", "--steps", "20",
+                                             "--cost-t", "16,32", "--seed", "2", "--out", out}, out, 5);
+    CHECK(m.at("reversal").at("steps").as_int64() == 20);
+    CHECK(m.at("compare_steps").as_int64() == 6);
+    CHECK(m.at("reversal").at("accuracy_by_length").size() == 3);  // lengths 4, 5, 6
+    CHECK(m.at("attention_cost").find("32"));
+    CHECK(m.at("seed").as_int64() == 2);
+    CHECK(fs::exists(out + "/data/phase5_reversal_attention.npy"));
+}
