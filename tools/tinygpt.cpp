@@ -468,8 +468,10 @@ int cmd_generate(const Args& a) {
     const std::string prompt = a.required("--prompt");
     nn::LoadedCheckpoint ck = load(a);
     if (!ck.model->config().causal)
-        throw ValueError("generate: '" + a.str("--checkpoint") + "' is a bidirectional (" + ck.info.kind +
-                         ") model; generation needs a causal one");
+        throw ValueError("generate: '" + a.str("--checkpoint") + "' is a bidirectional (" +
+                         (lab::info(lab::task_from_kind(ck.info.kind)).next_token ? "--mask none" : ck.info.kind) +
+                         ") model: every position sees every other, so it cannot continue a text one token at a time; "
+                         "generation needs a causal one");
     const std::string show_dir = a.has("--show") ? out_dir(a, "--show") : "";
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
     if (!is_chars(ck)) o.stop_token = data::Vocab::kEos;

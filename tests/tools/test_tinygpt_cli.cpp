@@ -152,6 +152,7 @@ TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "
     run_cases({
         {"--mask local:3", tiny_train({"--mask", "local:3", "--out", local}), 0, "wrote"},
         {"--mask none", tiny_train({"--mask", "none", "--out", none}), 0, "wrote"},
+        {"generate refuses a model trained without the mask", {"generate", "--checkpoint", none, "--prompt", "the"}, 1, "is a bidirectional (--mask none) model"},
         {"--mask strided:2", tiny_train({"--mask", "strided:2", "--out", strided}), 0, "wrote"},
         {"--unscaled --dropout 0.1 and the schedule knobs",
          tiny_train({"--unscaled", "--dropout", "0.1", "--weight-decay", "0.05", "--clip", "0.5", "--out", knobs}), 0, "wrote"},
