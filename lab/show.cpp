@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "lab/attention_stats.hpp"
+#include "lab/explorer/explorer.hpp"
+#include "plots/color.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/figure_grid.hpp"
@@ -129,6 +131,30 @@ std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first
         out.push_back(save(plots::heatmap(to_matrix(rows), o), dir, "generated_layer" + std::to_string(l + 1)));
     }
     return out;
+}
+
+std::string write_explorer(const std::string& name, bool causal, const std::vector<AttentionOf>& sequences, const std::string& dir) {
+    if (sequences.empty()) throw ValueError("show: no sequences for the explorer");
+    for (const AttentionOf& a : sequences) check(a);
+    const std::int64_t L = static_cast<std::int64_t>(sequences[0].layers.size()), H = sequences[0].layers[0].size(0);
+    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 1}, {"decimals", explorer::kDecimals}};
+    for (std::size_t h = 0; h < static_cast<std::size_t>(H); ++h) data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
+    Json model = Json::Object{{"key", "model"}, {"name", name}, {"causal", causal},
+                              {"description", causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all"},
+                              {"n_layers", L}, {"n_heads", H}, {"attention", Json::array()}};
+    for (const AttentionOf& a : sequences) {
+        if (static_cast<std::int64_t>(a.layers.size()) != L || a.layers[0].size(0) != H)
+            throw ShapeError("show: '" + a.text + "' has " + std::to_string(a.layers.size()) + " layers of " +
+                             std::to_string(a.layers[0].size(0)) + " heads, the first sequence " + std::to_string(L) + " of " +
+                             std::to_string(H));
+        data["sentences"].push_back(Json::Object{{"text", a.text}, {"tokens", Json(Json::Array(a.tokens.begin(), a.tokens.end()))}});
+        model["attention"].push_back(explorer::attention_json(a.layers));
+    }
+    data["models"].push_back(std::move(model));
+    std::filesystem::create_directories(dir);
+    save_json(dir + "/explorer_data.json", data);
+    write_file_atomic(dir + "/explorer.html", explorer::render_page(data));
+    return dir + "/explorer.html";
 }
 
 }  // namespace attnlab::lab

@@ -101,7 +101,8 @@ const char* kShowUsage =
     "  --from-npy F.npy   draw weights [L, H, T, T] that `tinygpt eval --dump-attention` wrote\n"
     "                     (with --checkpoint and --prompt, its tokens label the axes)\n"
     "  --out DIR          where the figures go: attention_heads, attention_flow,\n"
-    "                     attention_rollout, attention_entropy (.svg and .png each)\n";
+    "                     attention_rollout, attention_entropy (.svg and .png each), and\n"
+    "                     explorer.html, every text in one self-contained page\n";
 
 const char* kEvalUsage =
     "usage: tinygpt eval --checkpoint F --prompt TEXT [options]\n"
@@ -393,7 +394,7 @@ lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::i
     ck.model->eval();
     ck.model->trace().enabled = true;
     ck.model->forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));
-    lab::AttentionOf a{title, {}, {}};
+    lab::AttentionOf a{title, "", {}, {}};
     for (std::int64_t id : ids) a.tokens.push_back(label(ck, id));
     for (const Tensor& w : ck.model->trace().layers) a.layers.push_back(w.select(0, 0).contiguous());  // [H, T, T]
     ck.model->trace().enabled = false;
@@ -423,7 +424,7 @@ int cmd_show(const Args& a) {
         if (w.dim() != 4 || w.size(2) != w.size(3))
             throw ValueError("show: '" + a.str("--from-npy") + "' holds " + w.shape().str() +
                              ", not attention weights [L, H, T, T] (tinygpt eval --dump-attention writes those)");
-        lab::AttentionOf att{a.str("--from-npy"), {}, {}};
+        lab::AttentionOf att{a.str("--from-npy"), a.str("--prompt", a.str("--from-npy")), {}, {}};
         if (a.has("--checkpoint")) {
             nn::LoadedCheckpoint ck = load(a);
             for (std::int64_t id : encode_prompt(ck, a.required("--prompt"))) att.tokens.push_back(label(ck, id));
@@ -432,29 +433,36 @@ int cmd_show(const Args& a) {
         }
         for (std::int64_t l = 0; l < w.size(0); ++l) att.layers.push_back(w.select(0, l).to(kFloat32).contiguous());
         report(lab::draw_attention(att, dir));
+        // Causal if nothing above the diagonal was attended to: the page then greys those pairs.
+        const bool causal = max(triu(abs(w.to(kFloat64)), 1)).item() == 0;
+        std::printf("wrote %s\n", lab::write_explorer(att.title, causal, {att}, dir).c_str());
         return 0;
     }
     if (sources != 1) throw UsageError("give --prompt TEXT or --sentences FILE (one of them), or --from-npy F.npy");
     nn::LoadedCheckpoint ck = load(a);
     const std::string name = std::filesystem::path(a.str("--checkpoint")).stem().string();
+    std::vector<std::string> texts;
     if (a.has("--prompt")) {
-        report(lab::draw_attention(attention_of(ck, encode_prompt(ck, a.str("--prompt")), name + " on \"" + a.str("--prompt") + "\""), dir));
-        return 0;
+        texts.push_back(a.str("--prompt"));
+    } else {
+        check_input("--sentences", a.path("--sentences"));
+        const std::string file = read_file(a.str("--sentences"));
+        for (std::size_t start = 0; start < file.size();) {
+            std::size_t end = file.find('\n', start);
+            if (end == std::string::npos) end = file.size();
+            const std::string line = file.substr(start, end - start);
+            if (line.find_first_not_of(" \t\r") != std::string::npos) texts.push_back(line);
+            start = end + 1;
+        }
+        if (texts.empty()) throw ValueError("show: '" + a.str("--sentences") + "' has no sentences (every line is blank)");
     }
-    check_input("--sentences", a.path("--sentences"));
-    const std::string text = read_file(a.str("--sentences"));
-    std::size_t n = 0, start = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        const std::string line = text.substr(start, end - start);
-        start = end + 1;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        ++n;
-        report(lab::draw_attention(attention_of(ck, encode_prompt(ck, line), name + " on \"" + line + "\""),
-                                   dir + "/sentence_" + std::to_string(n)));
+    std::vector<lab::AttentionOf> all;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        all.push_back(attention_of(ck, encode_prompt(ck, texts[i]), name + " on \"" + texts[i] + "\""));
+        all.back().text = texts[i];
+        report(lab::draw_attention(all.back(), a.has("--prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
     }
-    if (n == 0) throw ValueError("show: '" + a.str("--sentences") + "' has no sentences (every line is blank)");
+    std::printf("wrote %s\n", lab::write_explorer(name, ck.model->config().causal, all, dir).c_str());
     return 0;
 }
 

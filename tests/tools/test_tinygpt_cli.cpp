@@ -242,6 +242,15 @@ TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools
         CHECK(pngs(at(d)) == four);
     }
     CHECK_FALSE(fs::exists(at("show_lines/sentence_3")));  // the blank line is skipped
+    // One explorer page per show, holding every text: its data names them and the model.
+    for (const char* d : {"show_prompt", "show_lines", "show_words", "show_npy"}) {
+        INFO(d);
+        CHECK(fs::file_size(at(std::string(d) + "/explorer.html")) > 10000);
+    }
+    const std::string lines = read_file(at("show_lines/explorer_data.json"));
+    CHECK_THAT(lines, Contains("\"text\": \"the cat sat\"") || Contains("\"text\":\"the cat sat\""));
+    CHECK_THAT(lines, Contains("the dog ran"));
+    CHECK_THAT(lines, Contains("\"causal\": true") || Contains("\"causal\":true"));
     CHECK(pngs(at("show_gen")) == std::vector<std::string>{"generated_layer1.png"});  // the tiny model has 1 layer
 }
 
