@@ -24,10 +24,10 @@ std::string accepts(const RunSetting& s) {
     const auto text = [&](double v) { return real ? format_real(v) : std::to_string(static_cast<std::int64_t>(v)); };
     const std::string what = real ? "a number " : "an integer ";
     if (s.hi == kAny) return what + (s.lo_open ? "> " : ">= ") + text(s.lo);
-    return what + "in " + (s.lo_open ? "(" : "[") + text(s.lo) + ", " + text(s.hi) + "]";
+    return what + "in " + (s.lo_open ? "(" : "[") + text(s.lo) + ", " + text(s.hi) + (s.hi_open ? ")" : "]");
 }
 
-bool in_range(const RunSetting& s, double v) { return (s.lo_open ? v > s.lo : v >= s.lo) && v <= s.hi; }
+bool in_range(const RunSetting& s, double v) { return (s.lo_open ? v > s.lo : v >= s.lo) && (s.hi_open ? v < s.hi : v <= s.hi); }
 
 const std::string& need(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& path) {
     auto it = meta.find(key);
@@ -52,9 +52,13 @@ const std::vector<RunSetting>& run_settings() {
         {"weight_decay", "--weight-decay", &TrainConfig::weight_decay, 0, kAny},
         {"clip", "--clip", &TrainConfig::clip, 0, kAny, true},
         {"seed", "--seed", &TrainConfig::seed},
-        {"causal_mask", "", &TrainConfig::causal_mask},
-        {"window", "", &TrainConfig::window, 0, double(L::max_context)},
-        {"stride", "", &TrainConfig::stride, 0, double(L::max_context)},
+        // The three of --mask none|causal|local:W|strided:S (tinygpt parses that flag itself).
+        {"causal_mask", "--mask", &TrainConfig::causal_mask},
+        {"window", "--mask", &TrainConfig::window, 0, double(L::max_context)},
+        {"stride", "--mask", &TrainConfig::stride, 0, double(L::max_context)},
+        {"scaled", "--unscaled", &TrainConfig::scaled, 0, 0, false, false, true},
+        {"dropout", "--dropout", &TrainConfig::dropout, 0, 1, false, true, true},
+        {"word_tokens", "--tokens", &TrainConfig::word_tokens, 0, 0, false, false, true},  // --tokens words|chars
         {"mask_prob", "--mask-prob", &TrainConfig::mask_prob, 0, 1, true},
         {"eval_every", "--eval-every", &TrainConfig::eval_every, 1, double(nn::kMaxTrainingSteps)},
         {"val_batches", "", &TrainConfig::val_batches, 1, 1'000'000},
@@ -178,7 +182,8 @@ StoredRun stored_run(const nn::LoadedCheckpoint& ck, const std::string& path) {
     const auto& meta = ck.metadata;
     run.config.task = task_from_kind(ck.info.kind);
     for (const RunSetting& s : run_settings())
-        set_setting(run.config, s, need(meta, s.key, path), "resume: '" + path + "' metadata '" + s.key + "'");
+        if (!s.since_v2 || meta.contains(s.key))
+            set_setting(run.config, s, need(meta, s.key, path), "resume: '" + path + "' metadata '" + s.key + "'");
     run.config.corpus = need(meta, "corpus", path);
     const auto bytes = parse_int64(need(meta, "corpus_bytes", path));
     const std::string& hex = need(meta, "corpus_fnv1a64", path);
@@ -194,12 +199,16 @@ StoredRun stored_run(const nn::LoadedCheckpoint& ck, const std::string& path) {
     const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> pairs[] = {
         {"d_model", {m.d_model, run.config.d_model}}, {"n_heads", {m.n_heads, run.config.n_heads}},
         {"n_layers", {m.n_layers, run.config.n_layers}}, {"context", {m.context, run.config.context}},
-        {"window", {m.window, run.config.window}},     {"stride", {m.stride, run.config.stride}}};
+        {"window", {m.window, run.config.window}},     {"stride", {m.stride, run.config.stride}},
+        {"scaled", {m.scaled, run.config.scaled}}};
     for (const auto& [key, v] : pairs)
         if (v.first != v.second)
             throw ValueError("resume: '" + path + "': the model has " + key + " " + std::to_string(v.first) +
                              " but its run records " + std::to_string(v.second));
 
+    if (m.dropout != run.config.dropout)
+        throw ValueError("resume: '" + path + "': the model has dropout " + format_real(m.dropout) + " but its run records " +
+                         format_real(run.config.dropout));
     run.step = ck.step;
     if (run.step > run.config.steps)
         throw ValueError("resume: '" + path + "' is at step " + std::to_string(run.step) + ", past its run's total_steps " +

@@ -28,8 +28,9 @@ struct RunSetting {
     const char* key;   // "lr": metadata key and the name in messages
     const char* flag;  // "--lr": tinygpt train's flag; "" if it has none yet
     std::variant<std::int64_t TrainConfig::*, double TrainConfig::*, std::uint64_t TrainConfig::*, bool TrainConfig::*> field;
-    double lo = 0, hi = 0;  // accepted values: [lo, hi], or (lo, hi] when lo_open (bool, uint64: any)
-    bool lo_open = false;
+    double lo = 0, hi = 0;  // accepted values: [lo, hi], open at an end when lo_open / hi_open (bool, uint64: any)
+    bool lo_open = false, hi_open = false;
+    bool since_v2 = false;  // added after the first run records: absent in older checkpoints, read as the default
 };
 
 const std::vector<RunSetting>& run_settings();

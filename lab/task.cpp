@@ -9,10 +9,11 @@ namespace attnlab::lab {
 
 namespace {
 
-constexpr std::array<TaskInfo, 4> kTasks{{
+constexpr std::array<TaskInfo, 5> kTasks{{
     {Task::causal, "causal", "causal", "causal_model", true},
     {Task::single_head, "single-head", "single-head", "single_head_model", false},
     {Task::multi_head, "multi-head", "multi-head", "multi_head_model", false},
+    {Task::qkv_head, "qkv-head", "qkv-head", "qkv_head_model", false},
     {Task::chars, "", "char", "char_model", true},
 }};
 

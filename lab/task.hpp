@@ -4,6 +4,8 @@
 //   causal        causal         causal           causal_model              the next word (TinyGPT)
 //   single_head   single-head    single-head      single_head_model         [MASK]ed words, 1 head
 //   multi_head    multi-head     multi-head       multi_head_model          [MASK]ed words, 4 heads
+//   qkv_head      qkv-head       qkv-head         qkv_head_model            [MASK]ed words, 1 head of W_Q, W_K, W_V
+//                                                                           only (no biases, no W_O: 3·d_model²)
 //   chars         (--corpus F)   char             char_model                the next character of F
 //
 // The table in task.cpp is the only place these spellings appear: code compares Tasks,
@@ -13,7 +15,7 @@
 
 namespace attnlab::lab {
 
-enum class Task { causal, single_head, multi_head, chars };
+enum class Task { causal, single_head, multi_head, qkv_head, chars };
 
 struct TaskInfo {
     Task task;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "autograd/node.hpp"
+#include "data/corpus.hpp"
 #include "data/lm_batches.hpp"
 #include "data/mlm_batches.hpp"
 #include "data/tokenizer.hpp"
@@ -41,33 +42,43 @@ Batch from_mlm(const data::MLMBatch& b) {
 class BatchSource {
 public:
     BatchSource(const TrainConfig& c) : config_(c) {
-        if (c.task == Task::chars) {
-            const std::string text = read_file(c.corpus);
-            identity_ = identify_corpus(c.corpus, text);
-            const data::CharTokenizer tok = data::CharTokenizer::from_text(text, "corpus '" + c.corpus + "'");
-            std::vector<std::int64_t> all = tok.encode(text);
-            const std::size_t split = all.size() * 9 / 10;  // the last tenth is held out
-            if (split < static_cast<std::size_t>(c.context + 2) || all.size() - split < static_cast<std::size_t>(c.context + 2))
-                throw ValueError("train: corpus '" + c.corpus + "' has " + std::to_string(all.size()) +
-                                 " characters, too few for context " + std::to_string(c.context));
-            train_tokens_.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(split));
-            val_tokens_.assign(all.begin() + static_cast<std::ptrdiff_t>(split), all.end());
+        if (c.corpus.empty()) {
+            vocab_ = grammar_vocab();
+            return;
+        }
+        const std::string text = read_file(c.corpus);
+        identity_ = identify_corpus(c.corpus, text);
+        const std::string source = "corpus '" + c.corpus + "'";
+        std::vector<std::int64_t> all;
+        if (c.word_tokens) {
+            data::WordCorpus words = data::read_word_corpus(text, source);
+            all = std::move(words.ids);
+            for (std::int64_t i = 0; i < words.vocab.size(); ++i) vocab_.push_back(words.vocab.word(i));
+        } else {
+            const data::CharTokenizer tok = data::CharTokenizer::from_text(text, source);
+            all = tok.encode(text);
             vocab_.push_back("<pad>");
             for (char32_t cp : tok.code_points()) vocab_.push_back(utf8(cp));  // id i + 1 is code point i
-        } else {
-            vocab_ = grammar_vocab();
         }
+        const std::size_t split = all.size() * 9 / 10;  // the last tenth is held out
+        if (split < static_cast<std::size_t>(c.context + 2) || all.size() - split < static_cast<std::size_t>(c.context + 2))
+            throw ValueError("train: " + source + " has " + std::to_string(all.size()) + (c.word_tokens ? " words" : " characters") +
+                             ", too few for context " + std::to_string(c.context) + " (a tenth is held out for validation)");
+        train_tokens_.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(split));
+        val_tokens_.assign(all.begin() + static_cast<std::ptrdiff_t>(split), all.end());
     }
     const std::vector<std::string>& vocab() const { return vocab_; }
     const DataIdentity& identity() const { return identity_; }
 
     Batch next(Generator& gen) const {
+        if (!config_.corpus.empty()) return from_stream(train_tokens_, gen);
         const auto& g = data::toy_grammar();
         switch (config_.task) {
             case Task::causal: return from_lm(data::make_lm_batch(g, gen, config_.batch, config_.context));
-            case Task::chars: return from_lm(data::make_char_lm_batch(train_tokens_, gen, config_.batch, config_.context));
+            case Task::chars:  // validate() allows it with a corpus only
             case Task::single_head:
-            case Task::multi_head: break;
+            case Task::multi_head:
+            case Task::qkv_head: break;
         }
         return from_mlm(data::make_mlm_batch(g, gen, config_.batch, config_.context, config_.mask_prob));
     }
@@ -76,15 +87,14 @@ public:
     std::vector<Batch> validation(double* floor) const {
         const auto& g = data::toy_grammar();
         std::vector<Batch> out;
-        if (config_.task == Task::causal) {
+        if (!config_.corpus.empty()) {
+            Generator gen(data::kValidationSeed);
+            for (std::int64_t i = 0; i < config_.val_batches; ++i) out.push_back(from_stream(val_tokens_, gen));
+            *floor = NAN;
+        } else if (config_.task == Task::causal) {
             auto v = data::make_lm_validation(g, config_.val_batches, config_.batch, config_.context);
             for (auto& b : v) out.push_back(from_lm(b));
             *floor = data::bayes_floor(g, v);
-        } else if (config_.task == Task::chars) {
-            Generator gen(data::kValidationSeed);
-            for (std::int64_t i = 0; i < config_.val_batches; ++i)
-                out.push_back(from_lm(data::make_char_lm_batch(val_tokens_, gen, config_.batch, config_.context)));
-            *floor = NAN;
         } else {
             auto v = data::make_mlm_validation(g, config_.val_batches, config_.batch, config_.context, config_.mask_prob);
             for (auto& b : v) out.push_back(from_mlm(b));
@@ -94,6 +104,11 @@ public:
     }
 
 private:
+    // A corpus row: the next token of each, or hidden tokens for a masked-token task.
+    Batch from_stream(const std::vector<std::int64_t>& tokens, Generator& gen) const {
+        if (info(config_.task).next_token) return from_lm(data::make_char_lm_batch(tokens, gen, config_.batch, config_.context));
+        return from_mlm(data::make_stream_mlm_batch(tokens, gen, config_.batch, config_.context, config_.mask_prob));
+    }
     static std::string utf8(char32_t cp) {
         std::string s;
         data::append_utf8(s, cp);
@@ -131,6 +146,8 @@ nn::TransformerConfig model_config(const TrainConfig& c, std::int64_t vocab_size
     mc.d_model = c.d_model, mc.n_heads = c.n_heads, mc.n_layers = c.n_layers, mc.context = c.context;
     mc.causal = info(c.task).next_token && c.causal_mask;
     mc.window = c.window, mc.stride = c.stride;
+    mc.scaled = c.scaled, mc.dropout = c.dropout;
+    mc.qkv_only = c.task == Task::qkv_head;
     return mc;
 }
 
@@ -161,12 +178,16 @@ void check_resume(const StoredRun& stored, const TrainConfig& c) {
 
 void validate(const TrainConfig& c) {
     for (const RunSetting& s : run_settings()) check_setting(c, s, "train: " + std::string(s.key));
-    if ((c.task == Task::chars) != !c.corpus.empty())
-        throw ValueError(c.task == Task::chars ? "train: the char task needs a corpus file"
-                                               : "train: a corpus ('" + c.corpus + "') trains the char task, not " +
-                                                     info(c.task).cli);
-    if (c.task == Task::single_head && c.n_heads != 1)
-        throw ValueError("train: single-head has 1 head, not n_heads " + std::to_string(c.n_heads));
+    // A corpus at character level trains the char task only ([MASK] is not a character); at word level, any other.
+    if (c.corpus.empty() && (c.task == Task::chars || c.word_tokens))
+        throw ValueError(c.task == Task::chars ? "train: the char task needs a corpus file" : "train: word tokens need a corpus file");
+    if (!c.corpus.empty() && !c.word_tokens && c.task != Task::chars)
+        throw ValueError("train: a corpus ('" + c.corpus + "') at character level trains the char task, not " + info(c.task).cli +
+                         " (masked-token models need word tokens)");
+    if (!c.corpus.empty() && c.word_tokens && c.task == Task::chars)
+        throw ValueError("train: the char task reads characters, not word tokens");
+    if ((c.task == Task::single_head || c.task == Task::qkv_head) && c.n_heads != 1)
+        throw ValueError(std::string("train: ") + info(c.task).cli + " has 1 head, not n_heads " + std::to_string(c.n_heads));
     if (c.stop_after < 0) throw ValueError("train: stop_after " + std::to_string(c.stop_after) + " is negative");
     // The vocabulary is the data's; the model's other limits are checked here, before any data is read.
     nn::TransformerConfig mc = model_config(c, 1);
@@ -180,8 +201,9 @@ TrainConfig standard_config(Task task) {
         case Task::causal: c.steps = 600, c.batch = 16; break;
         case Task::single_head:
         case Task::multi_head:
+        case Task::qkv_head:
             // Masked-token prediction learns from ~15% of the tokens only: bigger batches, more steps.
-            c.n_heads = task == Task::single_head ? 1 : 4;
+            c.n_heads = task == Task::multi_head ? 4 : 1;
             c.steps = 1000, c.batch = 32;
             break;
         case Task::chars: throw ValueError("standard_config: the char task has no standard model (it needs a corpus)");
@@ -249,7 +271,7 @@ TrainResult train(const TrainConfig& c) {
     }
     BatchSource source(c);
     if (!c.resume.empty()) {  // the data must be the very data it was trained on: same bytes, same ids
-        if (c.task == Task::chars && !(source.identity() == trained_on))
+        if (!c.corpus.empty() && !(source.identity() == trained_on))
             throw ValueError("train: resuming '" + c.resume + "': corpus " + describe(source.identity()) +
                              " is not the text it was trained on, " + describe(trained_on));
         if (resumed.info.vocab != source.vocab())
@@ -261,6 +283,7 @@ TrainResult train(const TrainConfig& c) {
         nn::check_limits(mc, "train");
         model = std::make_unique<Transformer>(mc, c.seed);
     }
+    model->set_dropout_generator(&data_gen);
     nn::AdamW opt(model->named_parameters(), c.lr, 0.9, 0.999, 1e-8, c.weight_decay);
     if (!c.resume.empty()) {
         opt.load_state(resumed.optimizer_state);
@@ -359,6 +382,7 @@ TrainResult train(const TrainConfig& c) {
     result.vocab = source.vocab();
     result.task = c.task;
     result.start_step = start_step;
+    model->set_dropout_generator(nullptr);  // data_gen ends here; the caller sets its own to train on
     result.model = std::move(model);
     return result;
 }

@@ -34,11 +34,13 @@ namespace attnlab::lab {
 
 struct TrainConfig {
     Task task = Task::causal;
-    std::string corpus;            // Task::chars: the UTF-8 text file whose characters are the data
+    std::string corpus;            // a UTF-8 text file to train on instead of the grammar: its characters
+                                   // (Task::chars) or, with word_tokens, its words (any other task)
+    bool word_tokens = false;      // corpus only: one token per whitespace-separated word (data/corpus.hpp)
     std::int64_t steps = 1500;     // the length of the run (the learning-rate schedule spans it)
     std::int64_t stop_after = 0;   // > 0: stop at this step, as an interrupted run would
     std::int64_t d_model = 64;
-    std::int64_t n_heads = 4;      // must be 1 for Task::single_head
+    std::int64_t n_heads = 4;      // must be 1 for Task::single_head and Task::qkv_head
     std::int64_t n_layers = 2;
     std::int64_t context = 32;     // T: tokens per training row
     std::int64_t batch = 16;       // B
@@ -49,6 +51,9 @@ struct TrainConfig {
     std::uint64_t seed = 0;
     bool causal_mask = true;       // next-token tasks only: false trains without the mask (it cheats)
     std::int64_t window = 0, stride = 0;  // custom attention masks (see TransformerConfig)
+    bool scaled = true;            // false: unscaled scores q·k (no 1/√d_k)
+    double dropout = 0;            // on attention weights and residual branches, training steps only;
+                                   // it draws from the data stream, so a resumed run drops the same units
     double mask_prob = 0.15;       // masked-token tasks: share of words hidden
     std::int64_t eval_every = 100;
     std::int64_t val_batches = 8;

@@ -51,14 +51,14 @@ static std::int64_t head_width(std::int64_t d_model, std::int64_t n_heads) {
 }
 
 MultiHeadAttention::MultiHeadAttention(std::int64_t d_model_, std::int64_t n_heads_, std::int64_t kdim,
-                                       std::int64_t vdim, Generator& gen)
-    : d_model(d_model_), n_heads(n_heads_), d_k(head_width(d_model_, n_heads_)),
-      w_q(d_model_, d_model_, true, gen), w_k(kdim ? kdim : d_model_, d_model_, true, gen),
-      w_v(vdim ? vdim : d_model_, d_model_, true, gen), w_o(d_model_, d_model_, true, gen) {
+                                       std::int64_t vdim, Generator& gen, bool qkv_only_)
+    : d_model(d_model_), n_heads(n_heads_), d_k(head_width(d_model_, n_heads_)), qkv_only(qkv_only_),
+      w_q(d_model_, d_model_, !qkv_only_, gen), w_k(kdim ? kdim : d_model_, d_model_, !qkv_only_, gen),
+      w_v(vdim ? vdim : d_model_, d_model_, !qkv_only_, gen), w_o(d_model_, d_model_, true, gen) {
     register_module("w_q", w_q);
     register_module("w_k", w_k);
     register_module("w_v", w_v);
-    register_module("w_o", w_o);
+    if (!qkv_only) register_module("w_o", w_o);
 }
 
 const char* attention_path_name(AttentionPath p) {
@@ -71,6 +71,8 @@ const char* attention_path_name(AttentionPath p) {
 
 AttentionPathChoice MultiHeadAttention::choose_path(bool weights_wanted) const {
     if (trace_ && trace_->enabled) return {AttentionPath::composed, "the attention trace is enabled: it records the weights"};
+    if (is_training() && dropout > 0)
+        return {AttentionPath::composed, "dropout in training drops attention weights, which the fused kernel never forms"};
     if (weights_wanted) return {AttentionPath::composed, "forward() returns the weights"};
     return {AttentionPath::fused, "forward_output(): nobody asked for the weights"};
 }
@@ -114,13 +116,17 @@ AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& ke
     // 2. attend in every head at once: output [B, H, Tq, d_k]
     last_path_ = choose_path(weights_wanted);
     AttentionResult heads = last_path_.path == AttentionPath::fused
-                                ? AttentionResult{flash_attention(q, k, v, mask), Tensor()}
-                                : scaled_dot_product_attention(q, k, v, mask);
+                                ? AttentionResult{flash_attention(q, k, v, mask, scale), Tensor()}
+                                : scaled_dot_product_attention(q, k, v, mask, scale);
     if (trace_) trace_->record(layer_, heads.weights);
+    if (is_training() && dropout > 0) {  // mix the values with the surviving weights instead
+        if (!dropout_gen) throw ValueError("MultiHeadAttention: dropout " + std::to_string(dropout) + " in training needs dropout_gen");
+        heads.output = matmul(nn::dropout(heads.weights, dropout, *dropout_gen), v);
+    }
     Tensor out = head_mask_.defined() ? heads.output * head_mask_ : heads.output;
     // 3. concatenate the heads back to [B, Tq, d_model] and 4. project with W_O
     out = out.transpose(1, 2).reshape({B, Tq, d_model});
-    return {w_o.forward(out), heads.weights};
+    return {qkv_only ? out : w_o.forward(out), heads.weights};
 }
 
 }  // namespace attnlab::nn

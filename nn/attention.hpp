@@ -79,8 +79,10 @@ const char* attention_path_name(AttentionPath p);  // "composed", "fused", "none
 class MultiHeadAttention : public Module {
 public:
     // kdim / vdim: widths of the key / value inputs (0 = d_model). 4·d² + 4·d parameters when both are d.
+    // qkv_only: the seed's single head generalised: W_Q, W_K, W_V without bias and no W_O (the
+    // concatenated heads are the output): 3·d² parameters. w_o is then neither registered nor used.
     MultiHeadAttention(std::int64_t d_model, std::int64_t n_heads, std::int64_t kdim = 0, std::int64_t vdim = 0,
-                       Generator& gen = default_generator());
+                       Generator& gen = default_generator(), bool qkv_only = false);
 
     // query [B, Tq, d_model], key [B, Tk, kdim], value [B, Tk, vdim] -> output [B, Tq, d_model],
     // weights [B, H, Tq, Tk] (the composed path). With a cache, key/value are the new positions only; the cache
@@ -105,7 +107,13 @@ public:
     const AttentionPathChoice& last_path() const { return last_path_; }
 
     std::int64_t d_model, n_heads, d_k;
+    bool qkv_only;
     Linear w_q, w_k, w_v, w_o;
+    std::optional<double> scale;  // of the scores; nullopt: 1/√d_k (1.0: the unscaled variant)
+    // In train mode: each attention weight is dropped with probability `dropout` (after the
+    // softmax, before it mixes the values), drawing from *dropout_gen, which must then be set.
+    double dropout = 0;
+    Generator* dropout_gen = nullptr;
 
 private:
     AttentionPathChoice choose_path(bool weights_wanted) const;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "autograd/node.hpp"
@@ -27,6 +28,11 @@ void save_checkpoint(const std::string& path, const Transformer& model, const Ch
     meta["causal"] = c.causal ? "true" : "false";
     meta["window"] = std::to_string(c.window);
     meta["stride"] = std::to_string(c.stride);
+    meta["scaled"] = c.scaled ? "true" : "false";
+    meta["qkv_only"] = c.qkv_only ? "true" : "false";
+    char dropout[32];
+    std::snprintf(dropout, sizeof dropout, "%.17g", c.dropout);  // reads back to the same double
+    meta["dropout"] = dropout;
     Json vocab = Json::array();
     for (const auto& w : info.vocab) vocab.push_back(Json(w));
     meta["vocab"] = to_json(vocab);
@@ -136,6 +142,21 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     c.causal = need(meta, "causal", path) == "true";
     c.window = need_int(meta, "window", path);
     c.stride = need_int(meta, "stride", path);
+    // Written since scaled scores and bias-free heads could be trained; absent in older files.
+    for (auto [key, field] : {std::pair{"scaled", &TransformerConfig::scaled}, std::pair{"qkv_only", &TransformerConfig::qkv_only}}) {
+        if (!meta.contains(key)) continue;
+        const std::string& v = meta.at(key);
+        if (v != "true" && v != "false")
+            throw IOError("load_checkpoint: '" + path + "': " + key + " is '" + v + "', not true or false");
+        c.*field = v == "true";
+    }
+    if (meta.contains("dropout")) {  // checked against [0, 1) by check_limits below
+        const std::string& v = meta.at("dropout");
+        char* end = nullptr;
+        c.dropout = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(c.dropout))
+            throw IOError("load_checkpoint: '" + path + "': dropout is '" + v + "', not a number");
+    }
     try {
         check_limits(c, "load_checkpoint: '" + path + "'");
     } catch (const ValueError& e) {
@@ -180,7 +201,8 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     // extra: what the writer added, without the keys save_checkpoint writes itself (so that
     // saving a loaded checkpoint again, with or without training state, is consistent).
     static const std::set<std::string> own{"format", "format_version", "kind", "vocab_size", "d_model", "n_heads",
-                                           "n_layers", "context", "causal", "window", "stride", "vocab", "step"};
+                                           "n_layers", "context", "causal", "window", "stride", "scaled", "qkv_only", "dropout",
+                                           "vocab", "step"};
     for (const auto& [k, v] : meta)
         if (!own.contains(k) && !k.starts_with("data_rng_")) out.info.extra[k] = v;
     return out;

@@ -45,11 +45,14 @@ Dropout::Dropout(double p_, std::uint64_t seed) : p(p_), gen_(seed) {
     if (!(p >= 0 && p < 1)) throw ValueError("Dropout: p must be in [0, 1), got " + std::to_string(p));
 }
 
-Tensor Dropout::forward(const Tensor& x) {
-    if (!is_training() || p == 0) return x;
-    Tensor keep = ge(rand(x.shape(), x.dtype(), gen_), scalar(p, x.dtype()));  // 1 with probability 1 − p
+Tensor dropout(const Tensor& x, double p, Generator& gen) {
+    if (!(p >= 0 && p < 1)) throw ValueError("dropout: p must be in [0, 1), got " + std::to_string(p));
+    if (p == 0) return x;
+    Tensor keep = ge(rand(x.shape(), x.dtype(), gen), scalar(p, x.dtype()));  // 1 with probability 1 − p
     return x * keep * (1.0 / (1.0 - p));
 }
+
+Tensor Dropout::forward(const Tensor& x) { return is_training() ? dropout(x, p, gen_) : x; }
 
 Tensor GELU::forward(const Tensor& x) const { return gelu(x); }
 

@@ -43,6 +43,10 @@ public:
     double eps;
 };
 
+// Zeroes each element of x with probability p, drawing from gen, and scales the rest by
+// 1/(1 − p) (inverted dropout: the expected value is unchanged). p = 0 returns x and draws nothing.
+Tensor dropout(const Tensor& x, double p, Generator& gen);
+
 // Zeroes each element with probability p in train mode and scales the rest by
 // 1/(1 − p), so the expected value is unchanged; the identity in eval mode.
 // Its own Generator, so dropout never disturbs other random streams.

@@ -5,8 +5,11 @@
 
 namespace attnlab::nn {
 
-Block::Block(std::int64_t d_model, std::int64_t n_heads, Generator& gen)
-    : ln1(d_model), attn(d_model, n_heads, 0, 0, gen), ln2(d_model), mlp(d_model, 4 * d_model, gen) {
+Block::Block(const TransformerConfig& c, Generator& gen)
+    : ln1(c.d_model), attn(c.d_model, c.n_heads, 0, 0, gen, c.qkv_only), ln2(c.d_model), mlp(c.d_model, 4 * c.d_model, gen) {
+    dropout = c.dropout;
+    if (!c.scaled) attn.scale = 1.0;
+    attn.dropout = c.dropout;
     register_module("ln1", ln1);
     register_module("attn", attn);
     register_module("ln2", ln2);
@@ -14,15 +17,18 @@ Block::Block(std::int64_t d_model, std::int64_t n_heads, Generator& gen)
 }
 
 Tensor Block::forward(const Tensor& x, const Mask& mask, KVCache* cache) {
-    Tensor h = x + attn.forward_output(ln1.forward(x), mask, cache);  // tokens exchange information
-    return h + mlp.forward(ln2.forward(h));                          // each token computes on its own
+    // Residual dropout (train mode): each branch's output, before it joins the stream.
+    auto drop = [&](const Tensor& t) { return is_training() && dropout > 0 ? nn::dropout(t, dropout, *dropout_gen) : t; };
+    Tensor h = x + drop(attn.forward_output(ln1.forward(x), mask, cache));  // tokens exchange information
+    return h + drop(mlp.forward(ln2.forward(h)));                          // each token computes on its own
 }
 
 static const TransformerConfig& validated(const TransformerConfig& c) {
-    if (c.vocab_size <= 0 || c.d_model <= 0 || c.n_layers <= 0 || c.context <= 0 || c.window < 0 || c.stride < 0)
+    if (c.vocab_size <= 0 || c.d_model <= 0 || c.n_layers <= 0 || c.context <= 0 || c.window < 0 || c.stride < 0 ||
+        !(c.dropout >= 0 && c.dropout < 1))
         throw ValueError("Transformer: bad config: vocab_size=" + std::to_string(c.vocab_size) + " d_model=" +
                          std::to_string(c.d_model) + " n_layers=" + std::to_string(c.n_layers) + " context=" +
-                         std::to_string(c.context));
+                         std::to_string(c.context) + " dropout=" + std::to_string(c.dropout));
     return c;
 }
 
@@ -34,7 +40,7 @@ Transformer::Transformer(const TransformerConfig& config, Generator&& gen)
     register_module("tok_emb", tok_emb);
     register_module("pos_emb", pos_emb);
     for (std::int64_t i = 0; i < config.n_layers; ++i) {
-        blocks.push_back(std::make_unique<Block>(config.d_model, config.n_heads, gen));
+        blocks.push_back(std::make_unique<Block>(config, gen));
         register_module("blocks." + std::to_string(i), *blocks.back());
         blocks.back()->attn.set_trace(&trace_, static_cast<std::size_t>(i));
     }
@@ -49,6 +55,10 @@ Transformer::Transformer(const TransformerConfig& config, Generator&& gen)
         if (p.name.ends_with(".bias")) fill_(p.tensor.detach(), 0.0);
         else copy_(p.tensor.detach(), randn(p.tensor.shape(), kFloat32, gen) * 0.02);
     }
+}
+
+void Transformer::set_dropout_generator(Generator* gen) {
+    for (auto& b : blocks) b->dropout_gen = b->attn.dropout_gen = gen;
 }
 
 Mask Transformer::attention_mask(std::int64_t Tq, std::int64_t Tk) const {
@@ -69,6 +79,9 @@ Tensor Transformer::forward(const Tensor& ids, const Mask& extra, std::vector<KV
     if (past + T > config_.context)
         throw ValueError("Transformer: position " + std::to_string(past + T - 1) + " is past the context of " +
                          std::to_string(config_.context) + " tokens");
+    if (is_training() && config_.dropout > 0 && !blocks[0]->dropout_gen)
+        throw ValueError("Transformer: dropout " + std::to_string(config_.dropout) +
+                         " in train mode needs set_dropout_generator (eval() for deterministic use)");
     trace_.clear();
     Tensor positions = arange(static_cast<double>(past), static_cast<double>(past + T), 1.0, kInt64);
     Tensor x = tok_emb.forward(ids) + pos_emb.forward(positions);  // [B, T, d_model]

@@ -30,13 +30,18 @@ struct TransformerConfig {
     bool causal = true;
     std::int64_t window = 0;  // > 0: local attention, |i − j| ≤ window
     std::int64_t stride = 0;  // > 0: strided attention, (i − j) divisible by stride
+    bool scaled = true;       // false: scores q·k without the 1/√d_k (phase 1's experiment, trained)
+    bool qkv_only = false;    // attention without biases or W_O: 3·d_model² per layer (the seed's single head)
+    double dropout = 0;       // train mode only: on attention weights and on each residual branch
 };
 
 class Block : public Module {
 public:
-    Block(std::int64_t d_model, std::int64_t n_heads, Generator& gen);
+    Block(const TransformerConfig& c, Generator& gen);
     // x [B, T, d_model] -> [B, T, d_model]
     Tensor forward(const Tensor& x, const Mask& mask, KVCache* cache = nullptr);
+    double dropout = 0;                // on each residual branch, in train mode (attn.dropout: on its weights)
+    Generator* dropout_gen = nullptr;
     LayerNorm ln1;
     MultiHeadAttention attn;
     LayerNorm ln2;
@@ -58,6 +63,10 @@ public:
     const TransformerConfig& config() const { return config_; }
     AttentionTrace& trace() { return trace_; }  // enable to record every layer's weights
     std::vector<KVCache> make_caches() const { return std::vector<KVCache>(blocks.size()); }
+    // Where dropout draws from (config().dropout > 0 in train mode needs one). The trainer
+    // passes its data stream, whose state every checkpoint saves: a resumed run drops the
+    // same units as an uninterrupted one.
+    void set_dropout_generator(Generator* gen);
 
     Embedding tok_emb, pos_emb;
     std::vector<std::unique_ptr<Block>> blocks;

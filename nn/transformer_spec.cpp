@@ -24,6 +24,8 @@ void check_limits(const TransformerConfig& c, const std::string& who) {
     check_range(who, "context", c.context, 1, L::max_context);
     check_range(who, "window", c.window, 0, L::max_context);
     check_range(who, "stride", c.stride, 0, L::max_context);
+    if (!(c.dropout >= 0 && c.dropout < 1))
+        throw ValueError(who + ": dropout " + std::to_string(c.dropout) + " is outside [0, 1)");
     if (c.d_model % c.n_heads != 0)
         throw ValueError(who + ": d_model " + std::to_string(c.d_model) + " is not divisible by n_heads " +
                          std::to_string(c.n_heads));
@@ -50,7 +52,8 @@ std::vector<ParameterSpec> parameter_specs(const TransformerConfig& c) {
     for (std::int64_t i = 0; i < c.n_layers; ++i) {  // Block: ln1, attn (w_q, w_k, w_v, w_o), ln2, mlp (fc1, fc2)
         const std::string b = "blocks." + std::to_string(i) + ".";
         layer_norm(b + "ln1");
-        for (const char* w : {"w_q", "w_k", "w_v", "w_o"}) linear(b + "attn." + w, d, d, true);
+        for (const char* w : {"w_q", "w_k", "w_v"}) linear(b + "attn." + w, d, d, !c.qkv_only);
+        if (!c.qkv_only) linear(b + "attn.w_o", d, d, true);
         layer_norm(b + "ln2");
         linear(b + "mlp.fc1", d, 4 * d, true);
         linear(b + "mlp.fc2", 4 * d, d, true);
@@ -62,7 +65,8 @@ std::vector<ParameterSpec> parameter_specs(const TransformerConfig& c) {
 
 std::int64_t parameter_count(const TransformerConfig& c) {
     const std::int64_t d = c.d_model;
-    const std::int64_t block = 12 * d * d + 13 * d;  // attention 4(d² + d), MLP 8d² + 5d, two LayerNorms 4d
+    // attention 4(d² + d) (qkv_only: 3d²), MLP 8d² + 5d, two LayerNorms 4d
+    const std::int64_t block = (c.qkv_only ? 3 * d * d : 4 * d * d + 4 * d) + 8 * d * d + 9 * d;
     return 2 * c.vocab_size * d + c.context * d + c.n_layers * block + 2 * d;  // embeddings + head, blocks, ln_f
 }
 

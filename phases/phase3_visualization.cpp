@@ -27,7 +27,7 @@
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
 #include "lab/attention_stats.hpp"
-#include "phases/explorer/explorer.hpp"
+#include "lab/explorer/explorer.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"

@@ -18,8 +18,9 @@
 #include "data/grammar.hpp"
 #include "data/tokenizer.hpp"
 #include "lab/options.hpp"
-#include "nn/checkpoint.hpp"
+#include "lab/show.hpp"
 #include "lab/train.hpp"
+#include "nn/checkpoint.hpp"
 #include "plots/chart_input.hpp"
 #include "plots/save.hpp"
 #include "tensor/fileio.hpp"
@@ -35,15 +36,7 @@ inline const std::string kToySentence = "the cat sat on the mat";
 inline void section(const std::string& title) { std::printf("\n=== %s ===\n", title.c_str()); }
 
 // A [R, C] tensor as rows of doubles, the plotter's input.
-inline plots::Matrix to_matrix(const Tensor& t) {
-    if (t.dim() != 2) throw ShapeError("to_matrix: expected a 2-D tensor, got " + t.shape().str());
-    plots::Matrix m(static_cast<std::size_t>(t.size(0)));
-    const std::vector<double> v = t.to_vector<double>();
-    for (std::size_t i = 0; i < m.size(); ++i)
-        m[i].assign(v.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(t.size(1))),
-                    v.begin() + static_cast<std::ptrdiff_t>((i + 1) * static_cast<std::size_t>(t.size(1))));
-    return m;
-}
+using lab::to_matrix;  // lab/show.hpp: one copy for phases and tools
 
 inline std::vector<double> to_values(const Tensor& t) { return t.to_vector<double>(); }
 

@@ -28,10 +28,12 @@
 #include "data/tokenizer.hpp"
 #include "data/vocab.hpp"
 #include "lab/run_config.hpp"
+#include "lab/show.hpp"
 #include "lab/train.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/generate.hpp"
 #include "nn/transformer_spec.hpp"
+#include "tensor/fileio.hpp"
 #include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 
@@ -45,13 +47,18 @@ const char* kUsage =
     "commands:\n"
     "  train      train a toy transformer on the toy grammar or a text file\n"
     "  generate   continue a prompt with a trained causal model (KV-cached)\n"
-    "  eval       per-token loss of a prompt; dump logits and attention as .npy\n";
+    "  eval       per-token loss of a prompt; dump logits and attention as .npy\n"
+    "  show       draw what a model attends to on your text (heatmaps, flow, rollout, entropy)\n";
 
 using Limits = nn::ModelLimits;
 const std::string kTrainUsage =
     "usage: tinygpt train [options]\n"
-    "  --model causal|single-head|multi-head  task and model (default causal = TinyGPT)\n"
-    "  --corpus FILE     train a causal model on the characters of a UTF-8 file instead\n"
+    "  --model causal|single-head|multi-head|qkv-head  task and model (default causal = TinyGPT;\n"
+    "                    qkv-head: one head of W_Q, W_K, W_V only, no biases, no W_O)\n"
+    "  --corpus FILE     train on a UTF-8 text file instead of the grammar (vocabulary stored in\n"
+    "                    the checkpoint): a causal model of its characters, or with\n"
+    "                    --tokens words, any --model on its whitespace-separated words\n"
+    "  --tokens T        with --corpus: chars (default) or words\n"
     "  --steps N         optimizer steps (default: causal 600, masked-token models 1000)\n"
     "  --d-model D       model width (default 64, at most " + std::to_string(Limits::max_d_model) + ")\n"
     "  --heads H         attention heads (default 4; single-head has 1)\n"
@@ -63,6 +70,13 @@ const std::string kTrainUsage =
     "  --weight-decay X  AdamW's decoupled weight decay (default 0.01)\n"
     "  --clip X          gradient-norm limit (default 1)\n"
     "  --mask-prob P     masked-token models: share of words hidden (default 0.15)\n"
+    "  --mask M          which keys each query sees: causal (default for next-token models), none\n"
+    "                    (no mask: a next-token model then sees the answer), local:W (|i-j| <= W)\n"
+    "                    or strided:S (i-j divisible by S); local and strided keep the causal mask\n"
+    "                    of next-token models\n"
+    "  --unscaled        scores q.k without the 1/sqrt(d_k) (phase 1's experiment, trained)\n"
+    "  --dropout P       drop attention weights and residual branches with probability P in\n"
+    "                    training steps, P in [0, 1) (default 0; evaluation never drops)\n"
     "  --eval-every N    validate and write the checkpoint every N steps (default 100)\n"
     "  --seed S          seed for weights and data (default 0)\n"
     "  --out PATH        checkpoint to write (default out/checkpoints/<model>_model.safetensors;\n"
@@ -76,7 +90,19 @@ const char* kGenerateUsage =
     "  --temperature T   0 = greedy (default), otherwise sample from softmax(logits / T)\n"
     "  --top-k K         sample only among the K most likely tokens (default 0 = all)\n"
     "  --seed S          sampling seed (default 0)\n"
-    "  --no-kv-cache     recompute the whole prefix every step (slower; same result)\n";
+    "  --no-kv-cache     recompute the whole prefix every step (slower; same result)\n"
+    "  --show DIR        draw, per layer, what each generated token attended to (DIR/generated_layerN)\n";
+
+const char* kShowUsage =
+    "usage: tinygpt show --out DIR (--checkpoint F (--prompt TEXT | --sentences FILE) | --from-npy F.npy)\n"
+    "  --checkpoint F     the model to look at (any tinygpt checkpoint)\n"
+    "  --prompt TEXT      the text to run it on, in the model's vocabulary\n"
+    "  --sentences FILE   one text per line instead: DIR/sentence_1/, DIR/sentence_2/, ...\n"
+    "  --from-npy F.npy   draw weights [L, H, T, T] that `tinygpt eval --dump-attention` wrote\n"
+    "                     (with --checkpoint and --prompt, its tokens label the axes)\n"
+    "  --out DIR          where the figures go: attention_heads, attention_flow,\n"
+    "                     attention_rollout, attention_entropy (.svg and .png each), and\n"
+    "                     explorer.html, every text in one self-contained page\n";
 
 const char* kEvalUsage =
     "usage: tinygpt eval --checkpoint F --prompt TEXT [options]\n"
@@ -171,21 +197,66 @@ bool same_file(const std::string& a, const std::string& b) {
 // ---- train ---------------------------------------------------------------------------
 
 std::string describe_task(const lab::TrainConfig& c) {
-    return c.task == Task::chars ? "characters of '" + c.corpus + "'" : lab::info(c.task).cli;
+    if (c.corpus.empty()) return lab::info(c.task).cli;
+    return c.task == Task::chars ? "characters of '" + c.corpus + "'" : std::string(lab::info(c.task).cli) + " on the words of '" + c.corpus + "'";
+}
+
+// Flags that set settings of the table other than by their text: --mask sets three, --unscaled is a switch.
+bool composite(const lab::RunSetting& s) {
+    for (const char* f : {"--mask", "--unscaled", "--tokens"})
+        if (s.flag == std::string_view(f)) return true;
+    return false;
+}
+
+// --mask none|causal|local:W|strided:S -> causal_mask, window, stride.
+void apply_mask(lab::TrainConfig& c, const std::string& m) {
+    const bool next_token = lab::info(c.task).next_token;
+    const auto number = [&](std::string_view prefix, std::int64_t& field) {
+        const auto n = lab::parse_int64(std::string_view(m).substr(prefix.size()));
+        if (!n || *n < 1 || *n > nn::ModelLimits::max_context)
+            throw UsageError("--mask " + m + ": " + std::string(prefix) + (prefix == "local:" ? "W" : "S") + " needs an integer in [1, " +
+                             std::to_string(nn::ModelLimits::max_context) + "]");
+        field = *n;
+    };
+    c.window = c.stride = 0;
+    if (m == "none") {
+        c.causal_mask = false;
+    } else if (m == "causal") {
+        if (!next_token)
+            throw UsageError(std::string("--mask causal: ") + lab::info(c.task).cli +
+                             " predicts hidden words from both sides; the causal mask is for next-token models");
+        c.causal_mask = true;
+    } else if (m.starts_with("local:")) {
+        number("local:", c.window);
+    } else if (m.starts_with("strided:")) {
+        number("strided:", c.stride);
+    } else {
+        throw UsageError("--mask needs none, causal, local:W or strided:S, got '" + m + "'");
+    }
 }
 
 // The settings given as flags, applied to c (ValueError from the table -> a usage error).
 lab::TrainConfig with_flags(lab::TrainConfig c, const Args& a) {
     for (const lab::RunSetting& s : lab::run_settings()) {
-        if (!*s.flag || !a.has(s.flag)) continue;
+        if (!*s.flag || !a.has(s.flag) || composite(s)) continue;
         try {
             lab::set_setting(c, s, a.str(s.flag), s.flag);
         } catch (const ValueError& e) {
             throw UsageError(e.what());
         }
     }
+    if (a.has("--mask")) apply_mask(c, a.str("--mask"));
+    if (a.has("--unscaled")) c.scaled = false;
+    if (a.has("--tokens")) {
+        if (a.str("--tokens") != "words" && a.str("--tokens") != "chars")
+            throw UsageError("--tokens needs words or chars, got '" + a.str("--tokens") + "'");
+        c.word_tokens = a.str("--tokens") == "words";
+    }
     return c;
 }
+
+// "--lr 0.01", "--unscaled": how the user gave a flag, for messages.
+std::string as_given(const Args& a, const std::string& flag) { return flag == "--unscaled" ? flag : flag + " " + a.str(flag); }
 
 // --resume CKPT: the stored run, with --steps, --out and --corpus the only flags that may differ.
 lab::TrainConfig resumed_config(const Args& a) {
@@ -203,13 +274,13 @@ lab::TrainConfig resumed_config(const Args& a) {
         }
     }
     for (const lab::Difference& d : lab::differences(stored.config, asked))
-        throw UsageError(d.flag + " " + a.str(d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
+        throw UsageError(as_given(a, d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
                          d.stored + " (with --resume only --steps may change)");
     if (a.has("--corpus")) {
-        if (c.task != Task::chars) throw UsageError("--corpus: '" + path + "' is a " + lab::info(c.task).cli + " model of the grammar, not of a corpus");
+        if (c.corpus.empty()) throw UsageError("--corpus: '" + path + "' is a " + lab::info(c.task).cli + " model of the grammar, not of a corpus");
         c.corpus = a.path("--corpus");  // may have moved: train() checks that it is the same text
     }
-    if (c.task == Task::chars) check_input(a.has("--corpus") ? "--corpus" : "the checkpoint's corpus", c.corpus);
+    if (!c.corpus.empty()) check_input(a.has("--corpus") ? "--corpus" : "the checkpoint's corpus", c.corpus);
     if (a.has("--steps")) {
         c.steps = asked.steps;
         if (c.steps <= stored.step)
@@ -227,18 +298,21 @@ lab::TrainConfig resumed_config(const Args& a) {
 
 lab::TrainConfig fresh_config(const Args& a) {
     Task task = Task::causal;
-    if (a.has("--corpus")) {
-        if (a.has("--model") && a.str("--model") != "causal")
-            throw UsageError("--corpus trains a causal next-character model; it cannot be combined with --model " +
-                             a.str("--model") + " (masked-token models train on the grammar only)");
-        task = Task::chars;
-        check_input("--corpus", a.path("--corpus"));
-    } else if (a.has("--model")) {
+    if (a.has("--model")) {
         try {
             task = lab::task_from_cli(a.str("--model"));
         } catch (const ValueError&) {
             throw UsageError("--model must be " + lab::cli_choices() + ", got '" + a.str("--model") + "'");
         }
+    }
+    if (a.has("--tokens") && !a.has("--corpus")) throw UsageError("--tokens " + a.str("--tokens") + " needs --corpus FILE (the grammar has its own words)");
+    if (a.has("--corpus")) {
+        check_input("--corpus", a.path("--corpus"));
+        const bool words = a.str("--tokens", "chars") == "words";
+        if (!words && task != Task::causal)
+            throw UsageError("--corpus at character level trains a causal next-character model; --model " + a.str("--model") +
+                             " (masked-token) needs --tokens words");
+        if (!words) task = Task::chars;
     }
     // Defaults: the recipe `make train` uses for that model (the char model: TinyGPT's).
     lab::TrainConfig c = lab::standard_config(task == Task::chars ? Task::causal : task);
@@ -289,7 +363,9 @@ std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const st
             return data::CharTokenizer::from_text(text, "checkpoint vocabulary").encode(prompt);
         }
         std::vector<std::string> words(ck.info.vocab.begin() + data::Vocab::kFirstWord, ck.info.vocab.end());
-        std::vector<std::int64_t> ids{data::Vocab::kBos};
+        // Grammar rows open with <bos>; a corpus's words are one stream without it.
+        std::vector<std::int64_t> ids;
+        if (!ck.metadata.contains("corpus") || ck.metadata.at("corpus").empty()) ids.push_back(data::Vocab::kBos);
         for (std::int64_t id : data::WordTokenizer(data::Vocab(words)).encode(prompt)) ids.push_back(id);
         return ids;
     } catch (const ValueError& e) {
@@ -302,6 +378,94 @@ std::string token_text(const nn::LoadedCheckpoint& ck, std::int64_t id) {
     return is_chars(ck) ? t : " " + t;
 }
 
+// A token as an axis label: visible whitespace for a character model.
+std::string label(const nn::LoadedCheckpoint& ck, std::int64_t id) {
+    const std::string& t = ck.info.vocab.at(static_cast<std::size_t>(id));
+    if (!is_chars(ck)) return t;
+    return t == " " ? "_" : t == "\n" ? "\\n" : t == "\t" ? "\\t" : t;
+}
+
+// The model's attention on ids, one [H, T, T] tensor per layer, labelled with its tokens.
+lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::int64_t>& ids, const std::string& title) {
+    if (static_cast<std::int64_t>(ids.size()) > ck.model->config().context)
+        throw ValueError("show: the text has " + std::to_string(ids.size()) + " tokens, more than the context of " +
+                         std::to_string(ck.model->config().context));
+    NoGradGuard no_grad;
+    ck.model->eval();
+    ck.model->trace().enabled = true;
+    ck.model->forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));
+    lab::AttentionOf a{title, "", {}, {}};
+    for (std::int64_t id : ids) a.tokens.push_back(label(ck, id));
+    for (const Tensor& w : ck.model->trace().layers) a.layers.push_back(w.select(0, 0).contiguous());  // [H, T, T]
+    ck.model->trace().enabled = false;
+    return a;
+}
+
+// An output folder: new, or an existing directory (a file there is refused).
+std::string out_dir(const Args& a, const std::string& flag) {
+    const std::string dir = a.path(flag);
+    if (dir.empty()) throw UsageError(flag + " DIR is required");
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) throw UsageError(flag + " '" + dir + "' exists and is not a directory");
+    return dir;
+}
+
+void report(const std::vector<std::string>& stems) {
+    for (const std::string& s : stems) std::printf("wrote %s.svg and .png\n", s.c_str());
+}
+
+int cmd_show(const Args& a) {
+    const std::string dir = out_dir(a, "--out");
+    const int sources = a.has("--prompt") + a.has("--sentences");
+    if (a.has("--from-npy")) {
+        check_input("--from-npy", a.path("--from-npy"));
+        if (a.has("--sentences")) throw UsageError("--from-npy draws one text's weights; --sentences does not apply");
+        const Tensor w = load_npy(a.path("--from-npy"));
+        if (w.dim() != 4 || w.size(2) != w.size(3))
+            throw ValueError("show: '" + a.str("--from-npy") + "' holds " + w.shape().str() +
+                             ", not attention weights [L, H, T, T] (tinygpt eval --dump-attention writes those)");
+        lab::AttentionOf att{a.str("--from-npy"), a.str("--prompt", a.str("--from-npy")), {}, {}};
+        if (a.has("--checkpoint")) {
+            nn::LoadedCheckpoint ck = load(a);
+            for (std::int64_t id : encode_prompt(ck, a.required("--prompt"))) att.tokens.push_back(label(ck, id));
+        } else {
+            for (std::int64_t t = 0; t < w.size(2); ++t) att.tokens.push_back(std::to_string(t));
+        }
+        for (std::int64_t l = 0; l < w.size(0); ++l) att.layers.push_back(w.select(0, l).to(kFloat32).contiguous());
+        report(lab::draw_attention(att, dir));
+        // Causal if nothing above the diagonal was attended to: the page then greys those pairs.
+        const bool causal = max(triu(abs(w.to(kFloat64)), 1)).item() == 0;
+        std::printf("wrote %s\n", lab::write_explorer(att.title, causal, {att}, dir).c_str());
+        return 0;
+    }
+    if (sources != 1) throw UsageError("give --prompt TEXT or --sentences FILE (one of them), or --from-npy F.npy");
+    nn::LoadedCheckpoint ck = load(a);
+    const std::string name = std::filesystem::path(a.str("--checkpoint")).stem().string();
+    std::vector<std::string> texts;
+    if (a.has("--prompt")) {
+        texts.push_back(a.str("--prompt"));
+    } else {
+        check_input("--sentences", a.path("--sentences"));
+        const std::string file = read_file(a.str("--sentences"));
+        for (std::size_t start = 0; start < file.size();) {
+            std::size_t end = file.find('\n', start);
+            if (end == std::string::npos) end = file.size();
+            const std::string line = file.substr(start, end - start);
+            if (line.find_first_not_of(" \t\r") != std::string::npos) texts.push_back(line);
+            start = end + 1;
+        }
+        if (texts.empty()) throw ValueError("show: '" + a.str("--sentences") + "' has no sentences (every line is blank)");
+    }
+    std::vector<lab::AttentionOf> all;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        all.push_back(attention_of(ck, encode_prompt(ck, texts[i]), name + " on \"" + texts[i] + "\""));
+        all.back().text = texts[i];
+        report(lab::draw_attention(all.back(), a.has("--prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
+    }
+    std::printf("wrote %s\n", lab::write_explorer(name, ck.model->config().causal, all, dir).c_str());
+    return 0;
+}
+
 int cmd_generate(const Args& a) {
     nn::GenerateOptions o;
     o.max_new_tokens = a.integer("--tokens", 20, 1);
@@ -312,11 +476,21 @@ int cmd_generate(const Args& a) {
     const std::string prompt = a.required("--prompt");
     nn::LoadedCheckpoint ck = load(a);
     if (!ck.model->config().causal)
-        throw ValueError("generate: '" + a.str("--checkpoint") + "' is a bidirectional (" + ck.info.kind +
-                         ") model; generation needs a causal one");
+        throw ValueError("generate: '" + a.str("--checkpoint") + "' is a bidirectional (" +
+                         (lab::info(lab::task_from_kind(ck.info.kind)).next_token ? "--mask none" : ck.info.kind) +
+                         ") model: every position sees every other, so it cannot continue a text one token at a time; "
+                         "generation needs a causal one");
+    const std::string show_dir = a.has("--show") ? out_dir(a, "--show") : "";
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
     if (!is_chars(ck)) o.stop_token = data::Vocab::kEos;
     nn::Generation g = nn::generate(*ck.model, ids, o);
+    if (!show_dir.empty() && !g.tokens.empty()) {
+        std::vector<std::int64_t> all = ids;
+        all.insert(all.end(), g.tokens.begin(), g.tokens.end());
+        if (static_cast<std::int64_t>(all.size()) > ck.model->config().context) all.resize(static_cast<std::size_t>(ck.model->config().context));
+        const std::string name = std::filesystem::path(a.str("--checkpoint")).stem().string();
+        report(lab::draw_generation(attention_of(ck, all, name + " continuing \"" + prompt + "\""), ids.size(), show_dir));
+    }
     std::string text = prompt;
     for (std::int64_t id : g.tokens) text += id == o.stop_token ? " <eos>" : token_text(ck, id);
     std::printf("%s\n", text.c_str());
@@ -374,7 +548,8 @@ int cmd_eval(const Args& a) {
 std::vector<std::string> train_flags() {
     std::vector<std::string> flags{"--model", "--corpus", "--out", "--resume"};
     for (const lab::RunSetting& s : lab::run_settings())
-        if (*s.flag) flags.push_back(s.flag);
+        if (*s.flag && s.flag != std::string_view("--unscaled") && std::find(flags.begin(), flags.end(), s.flag) == flags.end())
+            flags.push_back(s.flag);
     return flags;
 }
 
@@ -386,18 +561,24 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string cmd = argv[1];
-    const char* usage = cmd == "train" ? kTrainUsage.c_str() : cmd == "generate" ? kGenerateUsage : cmd == "eval" ? kEvalUsage : kUsage;
+    const char* usage = cmd == "train"      ? kTrainUsage.c_str()
+                        : cmd == "generate" ? kGenerateUsage
+                        : cmd == "eval"     ? kEvalUsage
+                        : cmd == "show"     ? kShowUsage
+                                            : kUsage;
     try {
         if (cmd == "--help" || cmd == "-h") {
             std::fputs(kUsage, stdout);
             return 0;
         }
-        if (cmd == "train") return cmd_train(Args(argc, argv, 2, train_flags(), {}));
+        if (cmd == "train") return cmd_train(Args(argc, argv, 2, train_flags(), {"--unscaled"}));
         if (cmd == "generate")
-            return cmd_generate(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--tokens", "--temperature", "--top-k", "--seed"},
+            return cmd_generate(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--tokens", "--temperature", "--top-k", "--seed", "--show"},
                                      {"--no-kv-cache"}));
         if (cmd == "eval")
             return cmd_eval(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--dump-logits", "--dump-attention"}, {}));
+        if (cmd == "show")
+            return cmd_show(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--sentences", "--from-npy", "--out"}, {}));
         throw UsageError("unknown command '" + cmd + "'");
     } catch (const HelpRequested&) {
         std::fputs(usage, stdout);

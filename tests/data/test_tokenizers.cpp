@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include <algorithm>
+
+#include "data/corpus.hpp"
 #include "data/grammar.hpp"
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
@@ -98,4 +101,35 @@ TEST_CASE("CharTokenizer: sorted code points of the file, encode/decode, errors 
     CHECK_THROWS_AS(CharTokenizer::from_file(bad), IOError);
     CHECK_THROWS_WITH(CharTokenizer::from_file(bad), Catch::Contains(bad) && Catch::Contains("byte offset 6"));
     CHECK_THROWS_AS(CharTokenizer::from_file(path + ".missing"), IOError);
+}
+
+TEST_CASE("a word corpus: whitespace-separated words, a sorted vocabulary after the specials", "[data][corpus]") {
+    const data::WordCorpus c = data::read_word_corpus("the cat\tsat\n\non  the mat.\n", "test");
+    CHECK(c.vocab.num_words() == 5);
+    CHECK(c.vocab.word(data::Vocab::kFirstWord) == "cat");  // sorted: cat, mat., on, sat, the
+    CHECK(c.vocab.word(data::Vocab::kFirstWord + 4) == "the");
+    CHECK(c.ids == std::vector<std::int64_t>{8, 4, 7, 6, 8, 5});
+    CHECK_THROWS_WITH(data::read_word_corpus(" \n\t", "'x.txt'"), Catch::Contains("'x.txt' has no words"));
+    CHECK_THROWS_WITH(data::read_word_corpus("a [MASK] b", "'y.txt'"), Catch::Contains("'y.txt'"));
+}
+
+TEST_CASE("masked rows from a token stream hide about mask_prob of the tokens, at least one a row", "[data][corpus]") {
+    std::vector<std::int64_t> stream;
+    for (int i = 0; i < 400; ++i) stream.push_back(4 + i % 7);
+    Generator gen(1);
+    const data::MLMBatch b = data::make_stream_mlm_batch(stream, gen, 64, 16, 0.25);
+    const auto ids = b.ids.to_vector<std::int64_t>(), targets = b.targets.to_vector<std::int64_t>();
+    std::size_t hidden = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (targets[i] == data::kIgnoreIndex) continue;
+        ++hidden;
+        CHECK(ids[i] == data::Vocab::kMask);
+        CHECK(targets[i] >= 4);
+    }
+    CHECK(hidden == Approx(0.25 * 64 * 16).epsilon(0.15));
+    Generator gen0(2);
+    const auto none = data::make_stream_mlm_batch(stream, gen0, 8, 16, 0.0).targets.to_vector<std::int64_t>();
+    for (std::int64_t row = 0; row < 8; ++row)  // mask_prob 0 still hides one token a row
+        CHECK(std::count_if(none.begin() + row * 16, none.begin() + (row + 1) * 16, [](std::int64_t t) { return t != data::kIgnoreIndex; }) == 1);
+    CHECK(b.lengths.to_vector<std::int64_t>() == std::vector<std::int64_t>(64, 16));
 }

@@ -221,15 +221,119 @@ TEST_CASE("training refuses what it cannot do before allocating, naming the sett
     }
 }
 
+TEST_CASE("the seeds' knobs change training: unscaled scores, masks, dropout, the bias-free head", "[lab][train]") {
+    const TrainConfig base = tiny(Task::causal, 12);
+    const TrainResult plain = train(base);
+
+    TrainConfig unscaled = base;
+    unscaled.scaled = false;
+    CHECK_FALSE(same_curve(train(unscaled).curve, plain.curve));
+
+    // Dropout 0 is no dropout, bit for bit (it draws nothing from the data stream either).
+    TrainConfig zero = base;
+    zero.dropout = 0.0;
+    CHECK(same_curve(train(zero).curve, plain.curve));
+    TrainConfig dropped = base;
+    dropped.dropout = 0.2;
+    const TrainResult d = train(dropped);
+    CHECK_FALSE(same_curve(d.curve, plain.curve));
+    // ... in training only: evaluation of the trained model is deterministic.
+    d.model->train();  // train() leaves it in train mode; evaluate switches to eval itself
+    CHECK(evaluate(*d.model, Task::causal, 4, 2).loss == evaluate(*d.model, Task::causal, 4, 2).loss);
+    // The fused kernel forms no weights to drop: a training step with dropout runs the composed one, and says why.
+    const Tensor ids = zeros({1, 4}, kInt64);
+    CHECK_THROWS_WITH(d.model->forward(ids), Catch::Contains("needs set_dropout_generator"));
+    Generator gen(3);
+    d.model->set_dropout_generator(&gen);
+    d.model->forward(ids);
+    CHECK(d.model->blocks[0]->attn.last_path().path == nn::AttentionPath::composed);
+    CHECK_THAT(d.model->blocks[0]->attn.last_path().reason, Catch::Contains("dropout"));
+    d.model->eval();
+    d.model->forward(ids);
+    CHECK(d.model->blocks[0]->attn.last_path().path == nn::AttentionPath::fused);
+
+    // A local window of 3 in a causal model: query i sees keys i-3..i only.
+    TrainConfig local = base;
+    local.window = 3;
+    const TrainResult l = train(local);
+    CHECK_FALSE(same_curve(l.curve, plain.curve));
+    const nn::Mask m = l.model->attention_mask(8, 8);
+    for (std::int64_t i = 0; i < 8; ++i)
+        for (std::int64_t j = 0; j < 8; ++j) {
+            INFO("query " << i << ", key " << j);
+            CHECK((m.allowed().at({i, j}) == 1) == (j <= i && i - j <= 3));
+        }
+
+    // The bias-free single head: W_Q, W_K, W_V of d_model² each, nothing else in attention.
+    TrainConfig qkv = tiny(Task::qkv_head, 6);
+    qkv.n_heads = 1;
+    const TrainResult q = train(qkv);
+    std::int64_t attention = 0;
+    std::vector<std::string> names;
+    for (const auto& p : q.model->named_parameters())
+        if (p.name.starts_with("blocks.0.attn.")) attention += p.tensor.numel(), names.push_back(p.name);
+    CHECK(attention == 3 * 16 * 16);
+    CHECK(names == std::vector<std::string>{"blocks.0.attn.w_q.weight", "blocks.0.attn.w_k.weight", "blocks.0.attn.w_v.weight"});
+    CHECK(q.final_eval.loss < q.curve.front().loss);
+}
+
+TEST_CASE("a run with dropout, the unscaled head and a mask resumes bit for bit", "[lab][train][checkpoint]") {
+    for (Task task : {Task::causal, Task::qkv_head}) {
+        INFO("task " << info(task).cli);
+        TrainConfig whole = tiny(task, 20);
+        whole.dropout = 0.1, whole.scaled = false, whole.window = 4;
+        if (task == Task::qkv_head) whole.n_heads = 1;
+        const TrainResult uninterrupted = train(whole);
+        const std::string out = tmp(std::string("resume_knobs_") + info(task).model_name + ".safetensors");
+        run_until(whole, 10, out);
+        TrainConfig second = whole;
+        second.resume = second.out = out;
+        const TrainResult rest = train(second);
+        CHECK(same_curve(rest.curve, std::vector<TrainPoint>(uninterrupted.curve.begin() + 10, uninterrupted.curve.end())));
+        TrainConfig other = whole;
+        other.dropout = 0.2, other.resume = out, other.out = "";
+        CHECK_THROWS_WITH(train(other), Catch::Contains("dropout is 0.1 in the checkpoint but 0.2 was asked"));
+    }
+}
+
+TEST_CASE("a corpus trains at word level, next-token or masked-token, and resumes on its words", "[lab][train][corpus]") {
+    const std::string text = corpus_file("words.txt");
+    for (Task task : {Task::causal, Task::multi_head}) {
+        INFO("task " << info(task).cli);
+        TrainConfig c = tiny(task, 30);
+        c.corpus = text, c.word_tokens = true;
+        const TrainResult r = train(c);
+        // The vocabulary is the text's words, sorted, after the four specials.
+        CHECK(r.vocab == std::vector<std::string>{"<pad>", "<bos>", "<eos>", "[MASK]", "cat", "mat.", "on", "sat", "the"});
+        CHECK(r.final_eval.loss < r.curve.front().loss - 0.25);  // measured: causal 2.2 -> 0.5, multi-head 2.2 -> 1.86
+        CHECK(std::isnan(r.final_eval.floor));
+        const std::string out = tmp(std::string("words_") + info(task).model_name + ".safetensors");
+        run_until(c, 10, out);
+        TrainConfig rest = c;
+        rest.resume = rest.out = out;
+        CHECK(same_curve(train(rest).curve, std::vector<TrainPoint>(r.curve.begin() + 10, r.curve.end())));
+        TrainConfig chars = rest;
+        chars.word_tokens = false;
+        if (task == Task::causal) chars.task = Task::chars;
+        CHECK_THROWS_AS(train(chars), ValueError);
+    }
+    TrainConfig masked_chars = tiny(Task::multi_head, 5);
+    masked_chars.corpus = text;
+    CHECK_THROWS_WITH(train(masked_chars), Catch::Contains("masked-token models need word tokens"));
+    TrainConfig grammar_words = tiny(Task::causal, 5);
+    grammar_words.word_tokens = true;
+    CHECK_THROWS_WITH(train(grammar_words), Catch::Contains("word tokens need a corpus file"));
+}
+
 TEST_CASE("a task has one spelling of each kind, in one table", "[lab][task]") {
-    for (Task t : {Task::causal, Task::single_head, Task::multi_head, Task::chars}) {
+    for (Task t : {Task::causal, Task::single_head, Task::multi_head, Task::qkv_head, Task::chars}) {
         INFO(info(t).kind);
         CHECK(task_from_kind(info(t).kind) == t);
         CHECK(task_from_model_name(info(t).model_name) == t);
         if (*info(t).cli) CHECK(task_from_cli(info(t).cli) == t);
     }
-    CHECK(cli_choices() == "causal, single-head or multi-head");
-    CHECK_THROWS_WITH(task_from_cli("char"), Catch::Contains("unknown model 'char' (expected causal, single-head or multi-head)"));
+    CHECK(cli_choices() == "causal, single-head, multi-head or qkv-head");
+    CHECK_THROWS_WITH(task_from_cli("char"), Catch::Contains("unknown model 'char' (expected causal, single-head, multi-head or qkv-head)"));
     CHECK_THROWS_WITH(task_from_kind("single_head"), Catch::Contains("unknown checkpoint kind 'single_head'"));
     CHECK(standard_config(Task::single_head).n_heads == 1);
     CHECK_THROWS_AS(standard_config(Task::chars), ValueError);

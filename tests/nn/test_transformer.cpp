@@ -92,7 +92,9 @@ TEST_CASE("custom masks restrict what TinyGPT sees", "[nn][transformer][mask]") 
 
 TEST_CASE("gradcheck: a TinyGPT block", "[nn][transformer][gradcheck]") {
     Generator gen(5);
-    Block block(8, 2, gen);
+    TransformerConfig c;
+    c.d_model = 8, c.n_heads = 2;
+    Block block(c, gen);
     block.to(kFloat64);
     std::vector<Tensor> xs{attnlab::testing::grad_input(gen, {2, 4, 8})};
     for (auto& p : block.parameters()) xs.push_back(p);

@@ -16,6 +16,7 @@
 #include "nn/checkpoint.hpp"
 #include "nn/safetensors.hpp"
 #include "tensor/fileio.hpp"
+#include "tensor/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/run_program.hpp"
 
@@ -129,7 +130,7 @@ TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
         {"flag twice", {"train", "--steps", "5", "--steps", "6"}, 2, "--steps is given twice"},
         {"steps 0", {"train", "--steps", "0"}, 2, "--steps needs an integer in [1, 1000000000], got '0'"},
         {"steps not a number", {"train", "--steps", "12x"}, 2, "--steps needs an integer in [1, 1000000000], got '12x'"},
-        {"unknown model", {"train", "--model", "gpt5"}, 2, "--model must be causal, single-head or multi-head, got 'gpt5'"},
+        {"unknown model", {"train", "--model", "gpt5"}, 2, "--model must be causal, single-head, multi-head or qkv-head, got 'gpt5'"},
         {"lr nan", {"train", "--lr", "nan"}, 2, "--lr needs a number >= 0, got 'nan'"},
         {"lr negative", {"train", "--lr", "-1"}, 2, "--lr needs a number >= 0, got '-1'"},
         {"mask prob above 1", {"train", "--mask-prob", "1.5"}, 2, "--mask-prob needs a number in (0, 1], got '1.5'"},
@@ -141,6 +142,116 @@ TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
         {"generate: tokens 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--tokens", "0"}, 2, "--tokens needs an integer >= 1, got '0'"},
         {"generate: top-k -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-k", "-1"}, 2, "--top-k needs an integer >= 0, got '-1'"},
     });
+}
+
+TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "[tools][tinygpt][cli]") {
+    make_fixtures();
+    const auto meta = [](const std::string& path) { return nn::load_checkpoint(path).metadata; };
+    const std::string local = at("local.safetensors"), none = at("nomask.safetensors"), strided = at("strided.safetensors");
+    const std::string knobs = at("knobs.safetensors"), qkv = at("qkv.safetensors");
+    run_cases({
+        {"--mask local:3", tiny_train({"--mask", "local:3", "--out", local}), 0, "wrote"},
+        {"--mask none", tiny_train({"--mask", "none", "--out", none}), 0, "wrote"},
+        {"generate refuses a model trained without the mask", {"generate", "--checkpoint", none, "--prompt", "the"}, 1, "is a bidirectional (--mask none) model"},
+        {"--mask strided:2", tiny_train({"--mask", "strided:2", "--out", strided}), 0, "wrote"},
+        {"--unscaled --dropout 0.1 and the schedule knobs",
+         tiny_train({"--unscaled", "--dropout", "0.1", "--weight-decay", "0.05", "--clip", "0.5", "--out", knobs}), 0, "wrote"},
+        {"--model qkv-head --mask-prob 0.3",
+         {"train", "--model", "qkv-head", "--steps", "4", "--d-model", "16", "--layers", "1", "--context", "8", "--batch", "2",
+          "--eval-every", "2", "--mask-prob", "0.3", "--out", qkv}, 0, "wrote"},
+        {"--mask bogus", {"train", "--mask", "bogus"}, 2, "--mask needs none, causal, local:W or strided:S, got 'bogus'"},
+        {"--mask local:0", {"train", "--mask", "local:0"}, 2, "--mask local:0: local:W needs an integer in [1, 8192]"},
+        {"--mask local:x", {"train", "--mask", "local:x"}, 2, "local:W needs an integer"},
+        {"--mask strided:-2", {"train", "--mask", "strided:-2"}, 2, "strided:S needs an integer in [1, 8192]"},
+        {"--mask causal on a masked-token model", {"train", "--model", "multi-head", "--mask", "causal"}, 2, "the causal mask is for next-token models"},
+        {"--dropout 1", {"train", "--dropout", "1"}, 2, "--dropout needs a number in [0, 1), got '1'"},
+        {"--dropout -0.1", {"train", "--dropout", "-0.1"}, 2, "--dropout needs a number in [0, 1), got '-0.1'"},
+        {"--unscaled takes no value", {"train", "--unscaled", "yes"}, 2, "unknown option 'yes'"},
+        {"--warmup -1", {"train", "--warmup", "-1"}, 2, "--warmup needs an integer in [0, 1000000000], got '-1'"},
+        {"--weight-decay x", {"train", "--weight-decay", "x"}, 2, "--weight-decay needs a number >= 0, got 'x'"},
+        {"qkv-head with 2 heads", {"train", "--model", "qkv-head", "--heads", "2"}, 2, "qkv-head has 1 head, not n_heads 2"},
+        {"--mask contradicts on resume", {"train", "--resume", local, "--steps", "6", "--mask", "local:4"}, 2, "trained with window 3"},
+        {"--unscaled contradicts on resume", {"train", "--resume", local, "--steps", "6", "--unscaled"}, 2, "--unscaled contradicts"},
+        {"--dropout contradicts on resume", {"train", "--resume", knobs, "--steps", "6", "--dropout", "0"}, 2, "trained with dropout 0.1"},
+        {"a resumed run keeps its knobs", {"train", "--resume", knobs, "--steps", "6"}, 0, "resuming"},
+        {"--tokens words, causal", tiny_train({"--corpus", at("corpus.txt"), "--tokens", "words", "--out", at("words.safetensors")}), 0, "causal on the words of"},
+        {"--tokens words, masked-token", tiny_train({"--corpus", at("corpus.txt"), "--tokens", "words", "--model", "multi-head", "--out", at("words_mh.safetensors")}), 0, "multi-head on the words of"},
+        {"--tokens chars", tiny_train({"--corpus", at("corpus.txt"), "--tokens", "chars", "--out", at("chars2.safetensors")}), 0, "characters of"},
+        {"generate from a word model", {"generate", "--checkpoint", at("words.safetensors"), "--prompt", "the cat", "--tokens", "3"}, 0, "the cat"},
+        {"a prompt word the corpus lacks", {"generate", "--checkpoint", at("words.safetensors"), "--prompt", "the zebra"}, 1, "zebra"},
+        {"--tokens bytes", {"train", "--corpus", at("corpus.txt"), "--tokens", "bytes"}, 2, "--tokens needs words or chars, got 'bytes'"},
+        {"--tokens without --corpus", {"train", "--tokens", "words"}, 2, "--tokens words needs --corpus FILE"},
+        {"masked-token on characters", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "needs --tokens words"},
+        {"--tokens contradicts on resume", {"train", "--resume", at("words.safetensors"), "--steps", "6", "--tokens", "chars"}, 2, "trained with word_tokens true"},
+    });
+    // What each flag set is what the checkpoint's run (and model) records.
+    CHECK(meta(local).at("window") == "3");
+    CHECK(meta(local).at("causal") == "true");  // local:W keeps a next-token model causal
+    CHECK(meta(none).at("causal") == "false");
+    CHECK(meta(strided).at("stride") == "2");
+    CHECK(meta(knobs).at("scaled") == "false");
+    CHECK(meta(knobs).at("dropout") == "0.10000000000000001");
+    CHECK(meta(knobs).at("weight_decay") == "0.05");
+    CHECK(meta(knobs).at("step") == "6");
+    CHECK(meta(at("words.safetensors")).at("word_tokens") == "true");
+    CHECK(meta(at("words_mh.safetensors")).at("kind") == "multi-head");
+    CHECK(meta(qkv).at("kind") == "qkv-head");
+    CHECK(meta(qkv).at("qkv_only") == "true");
+    CHECK(meta(qkv).at("mask_prob") == "0.3");
+    CHECK_FALSE(nn::load_checkpoint(qkv).model->named_parameters().empty());
+}
+
+TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools][tinygpt][cli][show]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors"), words = at("words.safetensors");
+    if (!fs::exists(words)) REQUIRE(tinygpt(tiny_train({"--corpus", at("corpus.txt"), "--tokens", "words", "--out", words})).exit_code == 0);
+    write_file_atomic(at("sentences.txt"), "the cat sat\n\nthe dog ran\n");
+    write_file_atomic(at("blank.txt"), "\n  \n");
+    write_file_atomic(at("afile"), "x");
+    REQUIRE(tinygpt({"eval", "--checkpoint", ck, "--prompt", "the cat sat", "--dump-attention", at("att.npy")}).exit_code == 0);
+    save_npy(at("not_attention.npy"), zeros({2, 3}));
+    const auto pngs = [](const std::string& d) {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(d))
+            if (e.path().extension() == ".png" && fs::file_size(e.path()) > 1000) names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    const std::vector<std::string> four{"attention_entropy.png", "attention_flow.png", "attention_heads.png", "attention_rollout.png"};
+    run_cases({
+        {"show --help", {"show", "--help"}, 0, "--from-npy F.npy"},
+        {"show a prompt", {"show", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("show_prompt")}, 0, "attention_heads.svg"},
+        {"show sentences", {"show", "--checkpoint", ck, "--sentences", at("sentences.txt"), "--out", at("show_lines")}, 0, "sentence_2/attention_entropy"},
+        {"show a word-corpus model", {"show", "--checkpoint", words, "--prompt", "the cat sat", "--out", at("show_words")}, 0, "attention_flow"},
+        {"show --from-npy", {"show", "--from-npy", at("att.npy"), "--out", at("show_npy")}, 0, "attention_rollout"},
+        {"show --from-npy with labels", {"show", "--from-npy", at("att.npy"), "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("show_npy2")}, 0, "attention_heads"},
+        {"generate --show", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--tokens", "3", "--show", at("show_gen")}, 0, "generated_layer1.svg"},
+        {"show without --out", {"show", "--checkpoint", ck, "--prompt", "the cat"}, 2, "--out DIR is required"},
+        {"show without text", {"show", "--checkpoint", ck, "--out", at("show_x")}, 2, "give --prompt TEXT or --sentences FILE"},
+        {"show with both texts", {"show", "--checkpoint", ck, "--prompt", "the", "--sentences", at("sentences.txt"), "--out", at("show_x")}, 2, "(one of them)"},
+        {"show --out is a file", {"show", "--checkpoint", ck, "--prompt", "the", "--out", at("afile")}, 2, "exists and is not a directory"},
+        {"show an unknown word", {"show", "--checkpoint", ck, "--prompt", "the zebra", "--out", at("show_x")}, 1, "zebra"},
+        {"show blank sentences", {"show", "--checkpoint", ck, "--sentences", at("blank.txt"), "--out", at("show_x")}, 1, "has no sentences"},
+        {"show --from-npy not attention", {"show", "--from-npy", at("not_attention.npy"), "--out", at("show_x")}, 1, "not attention weights [L, H, T, T]"},
+        {"show --from-npy missing", {"show", "--from-npy", at("nope.npy"), "--out", at("show_x")}, 2, "nope.npy"},
+        {"show --from-npy labels of another length", {"show", "--from-npy", at("att.npy"), "--checkpoint", ck, "--prompt", "the cat", "--out", at("show_x")}, 1, "expected ["},
+        {"generate --show is a file", {"generate", "--checkpoint", ck, "--prompt", "the", "--show", at("afile")}, 2, "exists and is not a directory"},
+    });
+    for (const char* d : {"show_prompt", "show_lines/sentence_1", "show_lines/sentence_2", "show_words", "show_npy", "show_npy2"}) {
+        INFO(d);
+        CHECK(pngs(at(d)) == four);
+    }
+    CHECK_FALSE(fs::exists(at("show_lines/sentence_3")));  // the blank line is skipped
+    // One explorer page per show, holding every text: its data names them and the model.
+    for (const char* d : {"show_prompt", "show_lines", "show_words", "show_npy"}) {
+        INFO(d);
+        CHECK(fs::file_size(at(std::string(d) + "/explorer.html")) > 10000);
+    }
+    const std::string lines = read_file(at("show_lines/explorer_data.json"));
+    CHECK_THAT(lines, Contains("\"text\": \"the cat sat\"") || Contains("\"text\":\"the cat sat\""));
+    CHECK_THAT(lines, Contains("the dog ran"));
+    CHECK_THAT(lines, Contains("\"causal\": true") || Contains("\"causal\":true"));
+    CHECK(pngs(at("show_gen")) == std::vector<std::string>{"generated_layer1.png"});  // the tiny model has 1 layer
 }
 
 TEST_CASE("tinygpt: limits shared by trainer and loader, header bombs (issue §2)", "[tools][tinygpt][cli]") {
@@ -257,7 +368,7 @@ TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tool
         {"corpus is a FIFO", {"train", "--corpus", at("fifo")}, 2, "is not a regular file"},
         {"corpus is /proc/self/status", {"train", "--corpus", "/proc/self/status"}, 2, "is empty"},
         {"corpus is empty", {"train", "--corpus", at("empty.txt")}, 2, "is empty"},
-        {"corpus with --model multi-head", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "cannot be combined with --model multi-head"},
+        {"corpus with --model multi-head", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "--model multi-head (masked-token) needs --tokens words"},
         {"corpus with --model causal is the char model", tiny_train({"--corpus", at("corpus.txt"), "--model", "causal", "--out", at("char_causal.safetensors")}), 0, "characters of"},
         {"--out empty", {"train", "--out", ""}, 2, "--out needs a file path, got ''"},
         {"--out is a directory", {"train", "--out", at("adir")}, 2, "--out '" + at("adir") + "' is a directory"},

@@ -20,7 +20,7 @@
 // (explorer.js documents the page's numbering). Weights are rounded to `decimals`
 // places (the page shows them with exactly that many), which keeps the page small;
 // a row then sums to 1 only to within ~T·0.5e-4.
-// Header-only: phases/ holds programs, and this is part of one of them.
+// Header-only; in lab/ because phase 3 and `tinygpt show` both write the page.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -36,7 +36,7 @@ namespace attnlab::explorer {
 
 inline constexpr int kDecimals = 4;
 
-inline std::string template_dir() { return std::string(ATTNLAB_SOURCE_DIR) + "/phases/explorer"; }
+inline std::string template_dir() { return std::string(ATTNLAB_SOURCE_DIR) + "/lab/explorer"; }
 
 // w rounded to kDecimals places (half away from zero, as std::round does).
 inline double round_weight(double w) {

@@ -1,0 +1,160 @@
+// show.cpp — see show.hpp.
+#include "lab/show.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "lab/attention_stats.hpp"
+#include "lab/explorer/explorer.hpp"
+#include "plots/color.hpp"
+#include "plots/attention_flow.hpp"
+#include "plots/bar_chart.hpp"
+#include "plots/figure_grid.hpp"
+#include "plots/heatmap.hpp"
+#include "plots/save.hpp"
+#include "tensor/error.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::lab {
+
+plots::Matrix to_matrix(const Tensor& t) {
+    if (t.dim() != 2) throw ShapeError("to_matrix: expected a 2-D tensor, got " + t.shape().str());
+    plots::Matrix m(static_cast<std::size_t>(t.size(0)));
+    const std::vector<double> v = t.to_vector<double>();
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m[i].assign(v.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(t.size(1))),
+                    v.begin() + static_cast<std::ptrdiff_t>((i + 1) * static_cast<std::size_t>(t.size(1))));
+    return m;
+}
+
+void check(const AttentionOf& a) {
+    if (a.layers.empty()) throw ValueError("show: no attention layers to draw");
+    const auto T = static_cast<std::int64_t>(a.tokens.size());
+    const std::int64_t H = a.layers[0].dim() == 3 ? a.layers[0].size(0) : 0;
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+        const Tensor& w = a.layers[l];
+        if (w.dim() != 3 || w.shape() != Shape{H, T, T})
+            throw ShapeError("show: layer " + std::to_string(l + 1) + " weights are " + w.shape().str() + ", expected [" +
+                             std::to_string(H) + ", " + std::to_string(T) + ", " + std::to_string(T) + "] (heads, " +
+                             std::to_string(T) + " tokens)");
+        const double lo = -max(-w).item(), hi = max(w).item();
+        if (!(lo >= 0 && hi <= 1 + 1e-5))
+            throw ValueError("show: layer " + std::to_string(l + 1) + " has weights in [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "], not attention weights in [0, 1]");
+    }
+}
+
+namespace {
+
+std::string layer_head(std::size_t l, std::int64_t h) { return "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1); }
+
+std::string save(const plots::Figure& f, const std::string& dir, const std::string& name) {
+    plots::save(f, dir + "/" + name);
+    return dir + "/" + name;
+}
+
+}  // namespace
+
+std::vector<std::string> draw_attention(const AttentionOf& a, const std::string& dir) {
+    check(a);
+    std::filesystem::create_directories(dir);
+    const std::int64_t H = a.layers[0].size(0);
+    std::vector<plots::Matrix> heads;
+    std::vector<plots::Figure> flows;
+    plots::HeatmapGridOptions grid;
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+        for (std::int64_t h = 0; h < H; ++h) {
+            const plots::Matrix w = to_matrix(a.layers[l].select(0, h));  // [T, T]
+            heads.push_back(w);
+            grid.panel_titles.push_back(layer_head(l, h));
+            flows.push_back(plots::attention_flow(a.tokens, w, {.title = layer_head(l, h)}));
+        }
+    grid.title = a.title + ": every layer (rows) and head";
+    grid.row_labels = grid.col_labels = a.tokens;
+    grid.vmin = 0, grid.vmax = 1;
+    grid.colorbar_label = "weight";
+    grid.columns = static_cast<int>(H);
+    std::vector<std::string> out{save(plots::heatmap_grid(heads, grid), dir, "attention_heads")};
+    out.push_back(save(plots::figure_grid(flows, {.title = a.title + ": query (top) -> key (bottom), width = weight",
+                                                  .columns = static_cast<int>(H)}),
+                       dir, "attention_flow"));
+
+    // The last layer alone, and what reaches it through the residual path of every layer.
+    plots::HeatmapGridOptions roll;
+    roll.title = a.title + ": what each query reads, directly and through the layers";
+    const std::string L = std::to_string(a.layers.size());
+    roll.panel_titles = {"layer " + L + " (the last), heads averaged", "rollout over layers 1-" + L};
+    roll.row_labels = roll.col_labels = a.tokens;
+    roll.vmin = 0, roll.vmax = 1;
+    roll.colorbar_label = "weight";
+    roll.columns = 2;
+    out.push_back(save(plots::heatmap_grid({to_matrix(mean(a.layers.back(), 0)), to_matrix(attention_rollout(a.layers))}, roll),
+                       dir, "attention_rollout"));
+
+    std::vector<std::string> labels;
+    std::vector<double> entropy;
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+        for (std::int64_t h = 0; h < H; ++h) {
+            labels.push_back("L" + std::to_string(l + 1) + " H" + std::to_string(h + 1));
+            entropy.push_back(mean(row_entropy(a.layers[l].select(0, h))).item());
+        }
+    plots::BarChartOptions bars;
+    bars.title = a.title + ": mean attention entropy per head";
+    bars.value_title = "entropy (nats)";
+    bars.category_title = "layer, head";
+    bars.reference = std::log(static_cast<double>(a.tokens.size()));
+    bars.reference_label = "uniform over all " + std::to_string(a.tokens.size()) + " tokens";
+    out.push_back(save(plots::bar_chart(labels, entropy, bars), dir, "attention_entropy"));
+    return out;
+}
+
+std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first_generated, const std::string& dir) {
+    check(a);
+    if (first_generated == 0 || first_generated >= a.tokens.size())
+        throw ValueError("show: generated tokens start at " + std::to_string(first_generated) + " of " +
+                         std::to_string(a.tokens.size()) + "; nothing was generated");
+    std::filesystem::create_directories(dir);
+    const auto T = static_cast<std::int64_t>(a.tokens.size()), first = static_cast<std::int64_t>(first_generated);
+    std::vector<std::string> out;
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+        // Query row i predicted token i + 1: the row of the position before each generated token,
+        // against the keys it could see (the last token is nobody's key here).
+        const Tensor rows = mean(a.layers[l], 0).narrow(0, first - 1, T - first).narrow(1, 0, T - 1);  // [generated, T - 1]
+        plots::HeatmapOptions o;
+        o.title = a.title + ": layer " + std::to_string(l + 1) + ", heads averaged";
+        o.row_labels.assign(a.tokens.begin() + first, a.tokens.end());
+        for (std::string& r : o.row_labels) r = "-> " + r;
+        o.col_labels.assign(a.tokens.begin(), a.tokens.end() - 1);
+        o.y_title = "produced";
+        o.vmin = 0, o.vmax = 1;
+        o.colorbar_label = "weight";
+        out.push_back(save(plots::heatmap(to_matrix(rows), o), dir, "generated_layer" + std::to_string(l + 1)));
+    }
+    return out;
+}
+
+std::string write_explorer(const std::string& name, bool causal, const std::vector<AttentionOf>& sequences, const std::string& dir) {
+    if (sequences.empty()) throw ValueError("show: no sequences for the explorer");
+    for (const AttentionOf& a : sequences) check(a);
+    const std::int64_t L = static_cast<std::int64_t>(sequences[0].layers.size()), H = sequences[0].layers[0].size(0);
+    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 1}, {"decimals", explorer::kDecimals}};
+    for (std::size_t h = 0; h < static_cast<std::size_t>(H); ++h) data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
+    Json model = Json::Object{{"key", "model"}, {"name", name}, {"causal", causal},
+                              {"description", causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all"},
+                              {"n_layers", L}, {"n_heads", H}, {"attention", Json::array()}};
+    for (const AttentionOf& a : sequences) {
+        if (static_cast<std::int64_t>(a.layers.size()) != L || a.layers[0].size(0) != H)
+            throw ShapeError("show: '" + a.text + "' has " + std::to_string(a.layers.size()) + " layers of " +
+                             std::to_string(a.layers[0].size(0)) + " heads, the first sequence " + std::to_string(L) + " of " +
+                             std::to_string(H));
+        data["sentences"].push_back(Json::Object{{"text", a.text}, {"tokens", Json(Json::Array(a.tokens.begin(), a.tokens.end()))}});
+        model["attention"].push_back(explorer::attention_json(a.layers));
+    }
+    data["models"].push_back(std::move(model));
+    std::filesystem::create_directories(dir);
+    save_json(dir + "/explorer_data.json", data);
+    write_file_atomic(dir + "/explorer.html", explorer::render_page(data));
+    return dir + "/explorer.html";
+}
+
+}  // namespace attnlab::lab
