@@ -156,6 +156,11 @@ TEST_CASE("large storage blocks are recycled, small ones are not", "[tensor][all
 TEST_CASE("a full allocator cache evicts its oldest blocks, not the one just freed", "[tensor][allocator]") {
     // Fill the cache with blocks of one size (never touched, so no pages are faulted in),
     // as a sweep over T leaves its smaller sizes behind; then free a block of a new size.
+    if (kExactAllocation) {  // ASan builds cache nothing (see the test above)
+        { Tensor big = empty({static_cast<std::int64_t>(kMaxCachedBytes / 4 / sizeof(float))}); }
+        CHECK(cached_storage_bytes() == 0);
+        return;
+    }
     const std::int64_t old_floats = static_cast<std::int64_t>(kMaxCachedBytes / 4 / sizeof(float));
     { Tensor stale[4] = {empty({old_floats}), empty({old_floats}), empty({old_floats}), empty({old_floats})}; }
     CHECK(cached_storage_bytes() == kMaxCachedBytes);  // whatever was cached before is evicted first
