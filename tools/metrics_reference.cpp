@@ -37,7 +37,8 @@ runs `write` after `make all`: the one command to run when a change is meant to 
 numbers (new training numerics, a new default), with the reason in the commit message.
 
 A value is left out when it measures time: any key that names seconds or milliseconds
-("seconds", "ms" between underscores or at either end), a speed-up ("speedup"), and phase 5's
+("seconds", "ms" between underscores or at either end), a speed-up ("speedup"), an exponent
+fitted to times ("time" as a whole word, as in time_exponent), and phase 5's
 attention_cost section (timings and the exponent fitted to them). Everything else is compared
 exactly: numbers, strings, booleans, lists.
 
@@ -51,16 +52,22 @@ constexpr std::size_t kShownChars = 120;      // of each value in a mismatch lin
 
 using Values = std::map<std::string, Json>;  // "phaseN/a/b/3" -> value, sorted by key
 
-// "seconds" or "speedup" anywhere, or "ms" as a whole '_'-separated word (train_ms, ms_per_step,
-// but not "params" or "norms").
-bool is_timing_key(std::string_view key) {
-    if (key.find("seconds") != key.npos || key.find("speedup") != key.npos) return true;
-    for (std::size_t i = key.find("ms"); i != key.npos; i = key.find("ms", i + 1)) {
+// Whether word stands in key between '_'s or at either end (ms in train_ms and ms_per_step,
+// but not in "params" or "norms").
+bool has_word(std::string_view key, std::string_view word) {
+    for (std::size_t i = key.find(word); i != key.npos; i = key.find(word, i + 1)) {
         const bool starts_word = i == 0 || key[i - 1] == '_';
-        const bool ends_word = i + 2 == key.size() || key[i + 2] == '_';
+        const bool ends_word = i + word.size() == key.size() || key[i + word.size()] == '_';
         if (starts_word && ends_word) return true;
     }
     return false;
+}
+
+// "seconds" or "speedup" anywhere, or "ms" or "time" as a whole word (time_exponent: the
+// slope fitted to measured times, as noisy as the times themselves).
+bool is_timing_key(std::string_view key) {
+    if (key.find("seconds") != key.npos || key.find("speedup") != key.npos) return true;
+    return has_word(key, "ms") || has_word(key, "time");
 }
 
 bool is_timing_section(std::string_view phase, std::string_view key) {

@@ -44,6 +44,8 @@ Json phase_metrics(int n) {
     m["ms_per_step"] = 3.0;
     m["step_ms"] = 4.0;
     m["flash"]["speedup"] = 2.0;
+    m["flash"]["time_exponent"] = 1.9;  // a slope fitted to measured times
+    m["flash"]["lifetimes"] = 7;        // "time" inside a word is not a timing
     if (n == 5) m["attention_cost"]["exponent"] = 1.98;
     return m;
 }
@@ -74,17 +76,19 @@ TEST_CASE("metrics_reference write records every non-timing leaf under its path"
     record();
     const Json r = load_json(reference());
     // Per phase: seed, loss, mask, output, heads/0/entropy, heads/1/entropy, params.
-    CHECK(r.size() == 5 * 7);
+    CHECK(r.size() == 5 * 8);
     CHECK(r.at("phase2/loss") == Json(0.2));
     CHECK(r.at("phase3/heads/1/entropy") == Json(1.5));
     CHECK(r.at("phase1/output") == Json(Json::Array{Json(0.5), Json(-1.25), Json(3)}));
     CHECK(r.at("phase4/params") == Json(1234));
+    CHECK(r.at("phase4/flash/lifetimes") == Json(7));
     for (const auto& [key, value] : r.as_object()) {
         INFO(key);
         CHECK(key.find("seconds") == std::string::npos);
         CHECK(key.find("_ms") == std::string::npos);
         CHECK(key.find("ms_") == std::string::npos);
         CHECK(key.find("speedup") == std::string::npos);
+        CHECK(key.find("time_exponent") == std::string::npos);
         CHECK(key.find("attention_cost") == std::string::npos);
     }
 }
@@ -96,7 +100,7 @@ TEST_CASE("metrics_reference check passes an identical run and ignores timings",
         const testing::ProgramRun run = metrics_reference({"check", out_dir(), reference()});
         INFO(run.output);
         CHECK(run.exit_code == 0);
-        CHECK_THAT(run.output, Contains("metrics-reference: 35 passed, 0 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 40 passed, 0 failed"));
     }
     SECTION("every timing changed") {
         for (int n = 1; n <= 5; ++n)
@@ -105,19 +109,20 @@ TEST_CASE("metrics_reference check passes an identical run and ignores timings",
                 m["ms_per_step"] = 99.0;
                 m["step_ms"] = 99.0;
                 m["flash"]["speedup"] = 99.0;
+                m["flash"]["time_exponent"] = 9.9;
                 if (n == 5) m["attention_cost"]["exponent"] = 2.5;
             });
         const testing::ProgramRun run = metrics_reference({"check", out_dir(), reference()});
         INFO(run.output);
         CHECK(run.exit_code == 0);
-        CHECK_THAT(run.output, Contains("metrics-reference: 35 passed, 0 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 40 passed, 0 failed"));
     }
     SECTION("a new value is named but does not fail") {
         edit_phase(3, [](Json& m) { m["new_metric"] = 7; });
         const testing::ProgramRun run = metrics_reference({"check", out_dir(), reference()});
         INFO(run.output);
         CHECK(run.exit_code == 0);
-        CHECK_THAT(run.output, Contains("35 passed, 0 failed (1 new values not in the reference, e.g. phase3/new_metric)"));
+        CHECK_THAT(run.output, Contains("40 passed, 0 failed (1 new values not in the reference, e.g. phase3/new_metric)"));
     }
 }
 
@@ -130,7 +135,7 @@ TEST_CASE("metrics_reference check fails on a changed or missing value, naming i
         INFO(run.output);
         CHECK(run.exit_code == 1);
         CHECK_THAT(run.output, Contains("phase2/heads/1/entropy: reference 1.5, this run 1.5000000000000002"));
-        CHECK_THAT(run.output, Contains("metrics-reference: 34 passed, 1 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 39 passed, 1 failed"));
     }
     SECTION("one element of a list changed") {
         edit_phase(1, [](Json& m) { m["output"].as_array()[2] = 3.5; });
@@ -155,7 +160,7 @@ TEST_CASE("metrics_reference check fails on a changed or missing value, naming i
         INFO(run.output);
         CHECK(run.exit_code == 1);
         CHECK_THAT(run.output, Contains("phase5/seed: reference 5, this run <missing>"));
-        CHECK_THAT(run.output, Contains("metrics-reference: 34 passed, 1 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 39 passed, 1 failed"));
     }
 }
 
