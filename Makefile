@@ -98,7 +98,7 @@ test-browser: $(B)/browser_test $(B)/phase3_visualization
 
 ## gallery     draw out/summary_all_phases and write out/index.html from what the phases wrote
 gallery: $(B)/gallery
-	$(B)/gallery out
+	$(B)/gallery --out out
 
 ## build       build the library, every program and the test binary (release)
 build: programs
@@ -168,7 +168,7 @@ readme-figures:
 
 ## plots-demo  draw one SVG + PNG of every chart type (and a GIF) into out/plots_demo/
 plots-demo: $(B)/plots_demo
-	$(B)/plots_demo out/plots_demo
+	$(B)/plots_demo --out out/plots_demo
 
 ## phaseN      run phase N's program (writes out/phaseN/)
 define phase_rule
@@ -204,7 +204,7 @@ $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The command-line tests (tests/tools/) run the programs of the same configuration.
-$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt $(B)/gallery $(B)/metrics_reference
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt $(B)/gallery $(B)/plots_demo $(B)/metrics_reference
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 

@@ -126,7 +126,8 @@ void section2_matrix_form(Phase1& p) {
     ho.annotate = true;
     ho.vmin = 0.0, ho.vmax = 1.0;
     ho.colorbar_label = "weight (each row sums to 1)";
-    p.out.figure(plots::heatmap(to_matrix(p.weights), ho), "attention_heatmap");
+    p.out.figure(plots::heatmap(to_matrix(p.weights), ho), "attention_heatmap",
+                 "Phase 1: single-head attention weights on the sentence; every row sums to 1.");
     save_key_matrix("attention_weights", p.weights, p.tokens, p.tokens, p.out.root());
     p.m["tokens"] = Json::Array(p.tokens.begin(), p.tokens.end());
     p.m["shapes"] = Json::Object{{"X", p.X.shape().str()}, {"Q", Q.shape().str()}, {"K", K.shape().str()},
@@ -162,7 +163,8 @@ void section3_flow(Phase1& p) {
     std::vector<plots::FlowEdge> edges{{"x", "q", "W_Q"}, {"X", "k", "W_K"}, {"X", "v", "W_V"}, {"q", "s", ""},
                                        {"k", "s", ""},    {"s", "w", ""},    {"w", "o", ""},    {"v", "o", ""}};
     const std::string title = "How '" + qw + "' attends: input -> q, k, v -> scores -> weights -> output";
-    p.out.figure(plots::flow_diagram(boxes, edges, {.title = title}), "qkv_flow");
+    p.out.figure(plots::flow_diagram(boxes, edges, {.title = title}), "qkv_flow",
+                 "Phase 1: one token's path through attention: input, q/k/v, scores, weights, output, with their shapes.");
     p.m[qw] = Json::Object{{"scaled_scores", to_json(p.sat_scores)}, {"weights", to_json(p.sat_weights)},
                            {"output_norm", std::sqrt(sum(p.sat_out * p.sat_out).item())}};
 }
@@ -230,13 +232,16 @@ void section5a_why_sqrt_dk(Phase1& p, const std::vector<std::int64_t>& dks) {
     };
     p.out.figure(plots::line_chart(lines("score_variance"), {.title = "Variance of q.k: grows like d_k unscaled, stays near 1 scaled",
                  .x_title = "d_k (log scale)", .y_title = "Var(score) (log scale)", .log_x = true, .log_y = true,
-                 .fit_slope = dks.size() > 1}), "scaling_variance");
+                 .fit_slope = dks.size() > 1}), "scaling_variance",
+                 "Phase 1: the variance of q.k grows with d_k unless the scores are divided by sqrt(d_k).");
     p.out.figure(plots::hstack({chart("mean_max_weight", "Mean max weight per row", "max_j w_ij (1 = one-hot)", false, 1.0 / 16),
                                 chart("mean_entropy", "Mean row entropy", "entropy (nats)", false, std::log(16.0))},
-                               "Softmax saturation without scaling (16 keys per query)"), "scaling_saturation");
+                               "Softmax saturation without scaling (16 keys per query)"), "scaling_saturation",
+                 "Phase 1: unscaled scores saturate the softmax: peaky rows, low entropy.");
     p.out.figure(plots::hstack({chart("median_row_grad_logits", "Median row gradient at the softmax input", "median_i |dL/d logits_i| (log)", true),
                                 chart("grad_norm_w_q", "Gradient reaching W_Q", "|dL/dW_Q| (log)", true)},
-                               "Gradients through the softmax, scaled vs unscaled"), "scaling_gradients");
+                               "Gradients through the softmax, scaled vs unscaled"), "scaling_gradients",
+                 "Phase 1: a saturated softmax passes almost no gradient back to the scores.");
 }
 
 // The same small task, trained with and without scaling at the largest d_k, same seed.
@@ -263,7 +268,8 @@ void section5b_train_with_and_without(Phase1& p, std::int64_t d_k, std::int64_t 
     }
     p.m["scaling_training"] = jt;
     const std::string title = "Pointer task at d_k = " + std::to_string(d_k) + ", with and without 1/sqrt(d_k) (same seed)";
-    p.out.figure(plots::line_chart(curves, {.title = title, .x_title = "step", .y_title = "training loss (nats)"}), "scaling_training");
+    p.out.figure(plots::line_chart(curves, {.title = title, .x_title = "step", .y_title = "training loss (nats)"}), "scaling_training",
+                 "Phase 1: the pointer task trained with and without 1/sqrt(d_k) scaling.");
 }
 
 }  // namespace

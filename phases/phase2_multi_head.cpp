@@ -111,7 +111,8 @@ void section2_heatmap_per_head(Phase2& p) {
     go.vmin = 0.0, go.vmax = 1.0;
     go.columns = 2;
     go.colorbar_label = "attention weight";
-    p.out.figure(plots::heatmap_grid(panels, go), "multi_head_grid");
+    p.out.figure(plots::heatmap_grid(panels, go), "multi_head_grid",
+                 "Phase 2: one heatmap per head of the trained multi-head model's first layer.");
     save_key_matrix("multi_head_patterns", p.patterns, p.tokens, p.tokens, p.out.root());
     p.m["tokens"] = Json::Array(p.tokens.begin(), p.tokens.end());
     p.m["weights"] = to_json(p.patterns);
@@ -136,7 +137,8 @@ void section3_4_entropy_and_specialisation(Phase2& p) {
     plots::BarChartOptions bo{.title = "Mean attention entropy per head (layer 1); focused = below " + lnT + "/2",
                               .value_title = "entropy (nats)", .category_title = "head", .decimals = 3,
                               .reference = prof.max_entropy, .reference_label = "uniform max " + lnT + " = " + plots::layout::format_fixed(prof.max_entropy, 3)};
-    p.out.figure(plots::bar_chart(bar_labels, t.column("entropy"), bo), "attention_entropy");
+    p.out.figure(plots::bar_chart(bar_labels, t.column("entropy"), bo), "attention_entropy",
+                 "Phase 2: mean attention entropy per head, against the uniform maximum.");
 
     plots::Matrix spec(static_cast<std::size_t>(p.H));  // [head][self, local, global, previous]
     for (const char* key : {"self", "local", "global", "previous"})
@@ -147,7 +149,8 @@ void section3_4_entropy_and_specialisation(Phase2& p) {
     so.col_labels = {"self i=j", "local |i-j|<=1", "global |i-j|>1", "previous j=i-1"};
     so.x_title = "share of the attention weight", so.y_title = "head";
     so.annotate = true, so.colormap = plots::Colormap::blues, so.vmin = 0.0, so.vmax = 1.0;
-    p.out.figure(plots::heatmap(spec, so), "head_specialization");
+    p.out.figure(plots::heatmap(spec, so), "head_specialization",
+                 "Phase 2: how much of each head's attention goes to itself, its neighbours, the previous token.");
 }
 
 void section4_head_similarity(Phase2& p) {
@@ -158,7 +161,8 @@ void section4_head_similarity(Phase2& p) {
     simo.row_labels = simo.col_labels = p.head_names;
     simo.x_title = simo.y_title = "head";
     simo.annotate = true, simo.colormap = plots::Colormap::blues, simo.vmin = 0.0, simo.vmax = 1.0;
-    p.out.figure(plots::heatmap(to_matrix(sim), simo), "head_similarity");
+    p.out.figure(plots::heatmap(to_matrix(sim), simo), "head_similarity",
+                 "Phase 2: cosine similarity between the heads' attention patterns.");
     p.m["head_similarity"] = to_json(sim);
 }
 
@@ -186,7 +190,8 @@ void section5_concat_projection(Phase2& p) {
     p.out.figure(plots::hstack({plots::heatmap_grid(head_out, ho), plots::heatmap(to_matrix(p.concat.select(0, 0).mT()), co),
                                 plots::heatmap(to_matrix(p.projected.select(0, 0).mT()), po)},
                                "Heads' outputs, concatenated (the same numbers), then mixed by W_O", 40),
-                 "concat_projection");
+                 "concat_projection",
+                 "Phase 2: the per-head outputs, their concatenation, and the W_O projection.");
     const std::int64_t n = std::min<std::int64_t>(8, p.d_model);
     std::cout << "token '" << p.tokens[0] << "' (0), head outputs concatenated, first 8 features: "
               << p.concat.select(0, 0).select(0, 0).narrow(0, 0, n)
@@ -242,7 +247,8 @@ void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
                                     t.series("n_heads", "bayes_floor", {.name = "Bayes floor (no model can go lower)", .markers = false, .dashed = true})},
                                    {.title = "Validation loss vs number of heads (d_model " + dm + ", same steps and seed)",
                                     .x_title = "heads H (log scale; d_k = " + dm + " / H)", .y_title = "loss (nats)", .log_x = true}),
-                 "heads_sweep");
+                 "heads_sweep",
+                 "Phase 2: validation loss against the number of heads at d_model " + dm + ", with the Bayes floor.");
 }
 
 }  // namespace

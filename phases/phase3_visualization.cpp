@@ -164,7 +164,8 @@ void section2_attention_flow(Phase3& p) {
     p.out.figure(plots::figure_grid(panels, {.title = name + " on \"" + p.opt.text("sentence") +
                                                           "\": query (top) -> key (bottom), width = weight",
                                              .columns = 2}),
-                 "attention_flow");
+                 "attention_flow",
+                 "Phase 3: who attends to whom, one diagram per head; edge width is the weight.");
 }
 
 void section3_landscape(Phase3& p) {
@@ -182,7 +183,8 @@ void section3_landscape(Phase3& p) {
         .title = p.models[0].name + ", layer " + std::to_string(best_l + 1) + " head " + std::to_string(best_h + 1),
         .row_labels = p.tokens(), .col_labels = p.tokens(), .width = 560, .height = 480};
     const plots::Matrix landscape = phase::to_matrix(p.toy()[best_l].select(0, best_h));
-    p.out.figure(plots::surface3d(landscape, surface), "3d_attention");
+    p.out.figure(plots::surface3d(landscape, surface), "3d_attention",
+                 "Phase 3: one head's attention matrix as a landscape (the GIF turns it through 360 degrees).");
     plots::save_turntable_gif(landscape, surface, p.out.dir() + "/3d_attention.gif", 36, 8);
     std::printf("  wrote %s/3d_attention.gif (36 frames, 360 degrees, looping)\n", p.out.dir().c_str());
     p.m["3d_attention"] = Json::Object{{"layer", best_l}, {"head", best_h}, {"mean_entropy", best_entropy}};
@@ -213,7 +215,8 @@ void section4_rollout(Phase3& p) {
         for (std::int64_t i = 0; i < T; ++i)
             for (std::int64_t j = i + 1; j < T; ++j) grid.mask[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = true;
     }
-    p.out.figure(plots::heatmap_grid({phase::to_matrix(raw), phase::to_matrix(rollout)}, grid), "attention_rollout");
+    p.out.figure(plots::heatmap_grid({phase::to_matrix(raw), phase::to_matrix(rollout)}, grid), "attention_rollout",
+                 "Phase 3: attention rolled out through the layers, beside the last layer's raw weights.");
     p.m["rollout"] = json_matrix(rollout);
     phase::save_key_matrix("phase3_rollout", rollout, tokens, tokens, p.out.root());
     p.m["raw_last_layer"] = json_matrix(raw);
@@ -288,7 +291,8 @@ void section5_attention_distance(Phase3& p) {
         Json::Object{{p.models[0].name, json_array(layer_ratio[0])}, {p.models[1].name, json_array(layer_ratio[1])}};
     p.out.figure(plots::figure_grid(panels, {.title = "Attention distance: mean |i - j| over every query of the " +
                                                       std::to_string(p.sentences.size()) + " sentences", .columns = 1}),
-                 "attention_distance");
+                 "attention_distance",
+                 "Phase 3: how far each head looks (mean |i - j|), per layer, for both models.");
 }
 
 void section6_explorer(Phase3& p) {

@@ -86,7 +86,8 @@ void section1_causal_mask(Phase4& p) {
                 to_string(softmax(tensor({2.0, -INFINITY, 3.0}), -1)).c_str(), softmax(tensor({2.0, 0.0, 3.0}), -1).at({1}));
     p.out.figure(plots::mask_chart({to_matrix(mask.allowed())}, {.title = "Causal mask: query i sees keys j <= i",
                                                                 .row_labels = words, .col_labels = words}),
-                 "causal_mask");
+                 "causal_mask",
+                 "Phase 4: the causal mask; query i may attend to keys j <= i only.");
 }
 
 void section2_bidirectional_vs_causal(Phase4& p) {
@@ -106,7 +107,8 @@ void section2_bidirectional_vs_causal(Phase4& p) {
     bo.annotate = true, bo.columns = 2, bo.vmin = 0, bo.colormap = plots::Colormap::blues;
     bo.mask_label = "blocked by the causal mask: weight exactly 0";
     bo.colorbar_label = "attention weight (mean of " + std::to_string(p.gpt().config().n_heads) + " heads)";
-    p.out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal");
+    p.out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal",
+                 "Phase 4: the same weights read with full and with causal attention.");
     p.m["bidirectional_vs_causal"] = Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
     save_key_matrix("phase4_causal_weights", causal, token_labels(p.ids), token_labels(p.ids), p.out.root());
 }
@@ -190,7 +192,8 @@ void section4_break_causality(Phase4& p) {
     curves.push_back({.name = "Bayes floor (validation)", .x = {1.0, double(p.steps)}, .y = {floor, floor},
                       .color = plots::palette::ink, .markers = false, .dashed = true});
     p.out.figure(plots::line_chart(curves, {.title = "Training loss with and without the causal mask", .x_title = "step",
-                                            .y_title = "training loss (nats)"}), "causality_experiment");
+                                            .y_title = "training loss (nats)"}), "causality_experiment",
+                 "Phase 4: training loss with and without the causal mask (without it the model reads the answer).");
     std::vector<std::vector<std::string>> cells;
     for (const Json& r : t.json().as_array())
         cells.push_back({r.at("trained").as_string(), r.at("evaluated").as_string(), fixed3(r.at("val_loss").as_double()),
@@ -198,7 +201,8 @@ void section4_break_causality(Phase4& p) {
                          p.prompt_text + " " + r.at("greedy_from_the_cat").as_string()});
     p.out.figure(plots::table_figure({"trained", "evaluated", "val loss", "vs floor", "greedy continuation"}, cells,
                                      {.title = "Train/test with and without the mask (floor " + fixed3(floor) + ")"}),
-                 "causality_table");
+                 "causality_table",
+                 "Phase 4: trained with or without the mask x evaluated with or without it: validation loss and a greedy continuation.");
 }
 
 void section5_generation(Phase4& p) {
@@ -276,9 +280,11 @@ void section6_padding(Phase4& p) {
         po.panel_col_labels.push_back(po.panel_row_labels.back());
     }
     po.title = "Padding mask: no query attends to <pad>";
-    p.out.figure(plots::mask_chart(pad_panels, po), "padding_mask");
+    p.out.figure(plots::mask_chart(pad_panels, po), "padding_mask",
+                 "Phase 4: padded key positions get exactly zero weight.");
     po.title = "Combined mask: causal AND padding";
-    p.out.figure(plots::mask_chart(comb_panels, po), "combined_mask");
+    p.out.figure(plots::mask_chart(comb_panels, po), "combined_mask",
+                 "Phase 4: causal and padding masks combined.");
 }
 
 void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& variants) {
@@ -310,7 +316,8 @@ void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& varian
     co.row_labels = co.col_labels = token_labels(p.ids);
     co.panel_titles = titles, co.columns = 3, co.vmin = 0, co.colormap = plots::Colormap::blues;
     co.mask_label = "blocked by the mask", co.colorbar_label = "attention weight";
-    p.out.figure(plots::heatmap_grid(panels, co), "custom_masks");
+    p.out.figure(plots::heatmap_grid(panels, co), "custom_masks",
+                 "Phase 4: local and strided attention patterns of models trained with them.");
 }
 
 void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>& heads) {
@@ -330,7 +337,8 @@ void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>
     p.m["entropy_evolution"]["steps"] = json_of(p.entropy_steps);
     p.m["entropy_evolution"]["uniform_reference"] = uniform;
     const std::string title = "Attention entropy per head: the model's first " + std::to_string(p.steps) + " steps";
-    p.out.figure(plots::line_chart(es, {.title = title, .x_title = "training step", .y_title = "entropy (nats)"}), "entropy_evolution");
+    p.out.figure(plots::line_chart(es, {.title = title, .x_title = "training step", .y_title = "entropy (nats)"}), "entropy_evolution",
+                 "Phase 4: attention entropy per head during training.");
 }
 
 // --prune each: one head off at a time (experiment 1). --prune L.H,L.H,...: those heads off
@@ -361,7 +369,9 @@ void section8b_head_pruning(Phase4& p, const std::vector<std::string>& heads, co
                                                      .value_title = "validation loss increase (nats)",
                                                      .category_title = order.empty() ? "head switched off" : "",  // "+ L2 H1" says it
                                                      .horizontal = true, .decimals = 4}),
-                 "head_pruning");
+                 "head_pruning",
+                 order.empty() ? "Phase 4: validation-loss increase when one head is switched off."
+                                : "Phase 4: validation-loss increase as heads are switched off one after another (--prune order).");
 }
 
 // --prune as indices into head_names (layer-major): "each" gives none (one head at a time).

@@ -20,26 +20,26 @@
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
 #include "lab/attention_cost.hpp"
+#include "lab/report.hpp"
 #include "nn/flash_attention.hpp"
 #include "plots/compose.hpp"
 #include "plots/line_chart.hpp"
-#include "plots/save.hpp"
+#include "phases/phase_common.hpp"
 #include "tensor/allocator.hpp"
 #include "tensor/json.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::phase5 {
 
-inline Json fused_attention_section(const std::string& out_dir) {
+inline Json fused_attention_section(phase::Output& out) {
     namespace P = attnlab::plots;
     Json result = Json::object();
 
     // ---- time and memory against T, B 1, H 8, d_k 64, no grad ------------------------
-    std::printf("\n11. The fused path: flash_attention against the composed path (B 1, H 8, d_k 64, no grad)\n"
-                "   %6s %12s %12s %14s %14s\n", "T", "composed ms", "fused ms", "composed MiB", "fused MiB");
-    P::Series t_comp{.name = "composed (scores, weights)"}, t_fused{.name = "fused (flash_attention)"};
-    P::Series m_comp{.name = "composed"}, m_fused{.name = "fused"};
-    Json rows = Json::object();
+    std::printf("\n11. The fused path: flash_attention against the composed path (B 1, H 8, d_k 64, no grad)\n");
+    lab::Table t({{"T", "T", 6, -1}, {"composed_ms", "composed ms", 12, 3}, {"fused_ms", "fused ms", 12, 3},
+                  {"composed_peak_bytes", "composed bytes", 14, -1}, {"fused_peak_bytes", "fused bytes", 14, -1}}, "   ");
+    t.print_header();
     for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) {
         manual_seed(0);
         const Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64});
@@ -47,30 +47,32 @@ inline Json fused_attention_section(const std::string& out_dir) {
         auto composed = [&] { nn::scaled_dot_product_attention(q, k, v); };
         auto fused = [&] { nn::flash_attention(q, k, v); };
         const double rep_s = T >= 1024 ? 0.0 : 0.1;
-        const lab::Timing tc = lab::time_median(composed, 5, rep_s), tf = lab::time_median(fused, 5, rep_s);
-        const double bc = peak_extra_storage_bytes(composed), bf = peak_extra_storage_bytes(fused);
-        std::printf("   %6lld %12.3f %12.3f %14.2f %14.2f\n", static_cast<long long>(T), tc.median_ms, tf.median_ms, bc / (1 << 20),
-                    bf / (1 << 20));
-        const auto x = static_cast<double>(T);
-        t_comp.x.push_back(x), t_comp.y.push_back(tc.median_ms), t_fused.x.push_back(x), t_fused.y.push_back(tf.median_ms);
-        m_comp.x.push_back(x), m_comp.y.push_back(bc / (1 << 20)), m_fused.x.push_back(x), m_fused.y.push_back(bf / (1 << 20));
-        rows[std::to_string(T)] = Json::Object{{"composed_ms", tc.median_ms}, {"fused_ms", tf.median_ms},
-                                               {"composed_peak_bytes", bc}, {"fused_peak_bytes", bf}};
+        t.row({T, lab::time_median(composed, 5, rep_s).median_ms, lab::time_median(fused, 5, rep_s).median_ms,
+               peak_extra_storage_bytes(composed), peak_extra_storage_bytes(fused)});
     }
+    const P::Series t_comp = t.series("T", "composed_ms", {.name = "composed (scores, weights)"});
+    const P::Series t_fused = t.series("T", "fused_ms", {.name = "fused (flash_attention)"});
+    P::Series m_comp = t.series("T", "composed_peak_bytes", {.name = "composed"});
+    P::Series m_fused = t.series("T", "fused_peak_bytes", {.name = "fused"});
+    for (P::Series* m : {&m_comp, &m_fused})
+        for (double& bytes : m->y) bytes /= 1 << 20;  // drawn in MiB
+    const Json rows = t.json_by("T");
     const double e_tc = P::fit_power_law(t_comp.x, t_comp.y).slope, e_tf = P::fit_power_law(t_fused.x, t_fused.y).slope;
     const double e_mc = P::fit_power_law(m_comp.x, m_comp.y).slope, e_mf = P::fit_power_law(m_fused.x, m_fused.y).slope;
     std::printf("   fitted exponents: time composed %.2f, fused %.2f; memory composed %.2f (T²), fused %.2f (T)\n", e_tc, e_tf, e_mc, e_mf);
     result["by_T"] = rows;
     result["time_exponent"] = Json::Object{{"composed", e_tc}, {"fused", e_tf}};
     result["memory_exponent"] = Json::Object{{"composed", e_mc}, {"fused", e_mf}};
-    P::save(P::hstack({P::line_chart({t_comp, t_fused}, {.title = "Forward time (1 thread)", .x_title = "sequence length T",
+    out.figure(P::hstack({P::line_chart({t_comp, t_fused}, {.title = "Forward time (1 thread)", .x_title = "sequence length T",
                                                         .y_title = "ms per call", .log_x = true, .log_y = true, .fit_slope = true,
                                                         .plot_width = 300}),
                        P::line_chart({m_comp, m_fused}, {.title = "Peak extra memory, measured", .x_title = "sequence length T",
                                                         .y_title = "MiB allocated by one call", .log_x = true, .log_y = true,
                                                         .fit_slope = true, .plot_width = 300})},
                       "Composed vs fused attention, B 1, H 8, d_k 64"),
-            out_dir + "/fused_attention_cost");
+               "fused_attention_cost",
+               "Phase 5: time and measured peak memory of the composed and the fused (flash) attention path against T, log-log: "
+               "memory grows like T^2 composed, like T fused.");
 
     // ---- the online softmax of one query row -----------------------------------------
     // 64 keys in blocks of 8 (the kernel's blocks are kFlashKeyBlock = 256 keys; small
@@ -111,14 +113,16 @@ inline Json fused_attention_section(const std::string& out_dir) {
                 static_cast<long long>(Tk), static_cast<long long>(block), m + std::log(l), lse, max_diff, out_diff);
     result["online_softmax"] = Json::Object{{"keys", Tk}, {"block", block}, {"final_running_lse", m + std::log(l)}, {"kernel_lse", lse},
                                             {"max_abs_diff_weights", max_diff}, {"max_abs_diff_output", out_diff}};
-    P::save(P::hstack({P::line_chart({run_m, run_lse}, {.title = "Running max and log-sum-exp", .x_title = "keys seen",
+    out.figure(P::hstack({P::line_chart({run_m, run_lse}, {.title = "Running max and log-sum-exp", .x_title = "keys seen",
                                                         .y_title = "scaled score", .plot_width = 260, .plot_height = 200}),
                        P::line_chart({run_l}, {.title = "Running sum l (relative to m)", .x_title = "keys seen",
                                                .y_title = "sum of exp(s - m)", .plot_width = 260, .plot_height = 200}),
                        P::line_chart({w_comp, w_fused}, {.title = "Weights of the row", .x_title = "key j", .y_title = "weight",
                                                          .plot_width = 300, .plot_height = 200})},
                       "Online softmax of one query row, blocks of 8 keys"),
-            out_dir + "/online_softmax");
+               "online_softmax",
+               "Phase 5: the online softmax of one query row, block by block: running max, running sum, and the weights "
+               "rebuilt from the log-sum-exp beside the composed softmax.");
     return result;
 }
 

@@ -114,7 +114,8 @@ void section4_positional_encodings(Phase5& p) {
                              .col_labels = every(128, 16), .x_title = "dimension", .y_title = "position",
                              .colormap = P::Colormap::red_blue, .vmin = -1.0, .vmax = 1.0,
                              .colorbar_label = "PE(pos, dim)", .cell_size = 5};
-    p.out.figure(P::heatmap(to_matrix(pe), pe_opt), "positional_encoding");
+    p.out.figure(P::heatmap(to_matrix(pe), pe_opt), "positional_encoding",
+                 "Phase 5: the sinusoidal positional encodings, position by dimension.");
     std::vector<P::Series> dims;
     for (std::int64_t d : {0, 16, 32, 64, 96}) {  // fast to slow: wavelength 2π·10000^(d/128)
         P::Series series{.name = "dim " + std::to_string(d), .markers = false};
@@ -122,7 +123,8 @@ void section4_positional_encodings(Phase5& p) {
         dims.push_back(series);
     }
     p.out.figure(P::line_chart(dims, {.title = "Sinusoidal encoding: a few dimensions", .x_title = "position",
-                                      .y_title = "PE(pos, dim)"}), "positional_encoding_dims");
+                                      .y_title = "PE(pos, dim)"}), "positional_encoding_dims",
+                 "Phase 5: a few dimensions of the sinusoidal encoding against position: each a wave of its own period.");
 }
 
 // Step 5: the main model and every comparison, trained two at a time from the same initial seed.
@@ -183,7 +185,8 @@ void section6_alignment(Phase5& p) {
     grid.row_labels = out_labels, grid.col_labels = src_labels, grid.panel_titles = titles, grid.columns = 2;
     grid.x_title = "source position", grid.y_title = "output step", grid.vmin = 0.0, grid.vmax = 1.0;
     grid.colorbar_label = "attention weight";
-    p.out.figure(P::heatmap_grid(panels, grid), "reversal_attention");
+    p.out.figure(P::heatmap_grid(panels, grid), "reversal_attention",
+                 "Phase 5: the learned alignment for sequence reversal is an anti-diagonal.");
     save_key_matrix("phase5_reversal_attention", w.select(0, 0), out_labels, src_labels, p.out.root());
     std::printf("\n6. Reversal, held out (%zu sequences): exact-sequence accuracy %.4f, anti-diagonal share %.4f\n",
                 p.held_out.size(), p.eval(0).accuracy, p.eval(0).anti_diagonal);
@@ -195,7 +198,8 @@ double last_20(const std::vector<double>& loss) {  // the mean training loss of 
     return lab::smooth(loss, window, window).value.back();
 }
 
-void loss_chart(Phase5& p, const std::vector<std::size_t>& which, const std::string& title, const std::string& file) {
+void loss_chart(Phase5& p, const std::vector<std::size_t>& which, const std::string& title, const std::string& file,
+                const std::string& caption) {
     std::vector<P::Series> series;
     for (std::size_t i : which) {
         const std::size_t window = std::min<std::size_t>(20, p.runs[i].result.loss.size());  // 20 unless the run is shorter
@@ -203,12 +207,13 @@ void loss_chart(Phase5& p, const std::vector<std::size_t>& which, const std::str
         series.push_back({.name = p.runs[i].name, .x = c.step, .y = c.value, .markers = false});
     }
     p.out.figure(P::line_chart(series, {.title = title, .x_title = "training step",
-                                        .y_title = "cross-entropy (nats, mean of 20 steps)", .log_y = true}), file);
+                                        .y_title = "cross-entropy (nats, mean of 20 steps)", .log_y = true}), file, caption);
 }
 
 // Steps 7-9: the comparisons, all at the same number of steps.
 void section7_8_compare(Phase5& p) {
-    loss_chart(p, {1, 2}, "Attention vs none: training loss", "attention_vs_none");
+    loss_chart(p, {1, 2}, "Attention vs none: training loss", "attention_vs_none",
+               "Phase 5: training loss of the reversal seq2seq with and without attention.");
     std::printf("\n7. Accuracy by source length after %lld steps:\n", static_cast<long long>(p.compare_steps));
     std::vector<P::Series> by_len;
     for (std::size_t i : {1, 2}) {
@@ -220,9 +225,12 @@ void section7_8_compare(Phase5& p) {
         by_len.push_back(series);
     }
     p.out.figure(P::line_chart(by_len, {.title = "Attention vs none: accuracy by source length", .x_title = "source length",
-                                        .y_title = "exact-sequence accuracy"}), "attention_vs_none_by_length");
-    loss_chart(p, {1, 3, 4, 5}, "Scoring functions: training loss", "scoring_functions");
-    loss_chart(p, {1, 6, 7}, "Softmax vs sparsemax vs top-2: training loss", "sparse_attention_loss");
+                                        .y_title = "exact-sequence accuracy"}), "attention_vs_none_by_length",
+                 "Phase 5: held-out accuracy by source length, with and without attention: without it, the fixed-size bottleneck fails on long sources.");
+    loss_chart(p, {1, 3, 4, 5}, "Scoring functions: training loss", "scoring_functions",
+               "Phase 5: training loss with each scoring function: additive, dot, scaled dot, multiplicative.");
+    loss_chart(p, {1, 6, 7}, "Softmax vs sparsemax vs top-2: training loss", "sparse_attention_loss",
+               "Phase 5: training loss with softmax, sparsemax and top-2 normalisation of the scores.");
     std::printf("\n8. Held-out accuracy after %lld steps:\n", static_cast<long long>(p.compare_steps));
     lab::Table t({{"model", "model", 16, -1}, {"exact_sequence_accuracy", "accuracy", 9, 4}, {"anti_diagonal_share", "anti-diag", 10, 4},
                   {"zero_weight_fraction", "zeros", 6, 3}, {"final_loss_mean_last_20", "loss (last 20)", 14, 4},
@@ -240,7 +248,8 @@ void section7_8_compare(Phase5& p) {
     p.out.figure(P::bar_chart(names, t.column("exact_sequence_accuracy"),
                               {.title = "Held-out accuracy after " + std::to_string(p.compare_steps) + " steps",
                                .value_title = "exact-sequence accuracy", .horizontal = true, .decimals = 3}),
-                 "scoring_accuracy");
+                 "scoring_accuracy",
+                 "Phase 5: held-out exact-sequence accuracy of every variant after the same number of steps.");
 }
 
 // Step 9: the share of weights on real keys that are exactly 0, and one example under each normalizer.
@@ -260,7 +269,8 @@ void section9_sparsity(Phase5& p) {
     std::printf("\n9. Weights exactly 0: softmax %.3f, sparsemax %.3f, top-2 %.3f\n", zero_share[0], zero_share[1], zero_share[2]);
     p.out.figure(P::bar_chart(norm_names, zero_share, {.title = "Attention weights exactly 0", .value_title = "share of weights on real keys",
                                                        .horizontal = true, .decimals = 3, .plot_length = 320}),
-                 "sparse_attention");
+                 "sparse_attention",
+                 "Phase 5: the share of attention weights exactly 0 under softmax, sparsemax and top-2.");
     const std::int64_t L = static_cast<std::int64_t>(p.examples[0].size());
     std::vector<std::string> out_labels, src_labels;
     for (std::int64_t i = 1; i <= L; ++i) out_labels.push_back("y" + std::to_string(i)), src_labels.push_back("x" + std::to_string(i));
@@ -270,7 +280,8 @@ void section9_sparsity(Phase5& p) {
     grid.row_labels = out_labels, grid.col_labels = src_labels, grid.panel_titles = titles, grid.columns = 3;
     grid.x_title = "source position", grid.y_title = "output step", grid.vmin = 0.0, grid.vmax = 1.0;
     grid.colorbar_label = "attention weight";
-    p.out.figure(P::heatmap_grid(panels, grid), "sparse_attention_weights");
+    p.out.figure(P::heatmap_grid(panels, grid), "sparse_attention_weights",
+                 "Phase 5: one source's alignment under softmax, sparsemax and top-2.");
 }
 
 // Step 10: B 1, H 8, d_k 64, one thread; times are the median of 7 after warm-up.
@@ -294,7 +305,8 @@ void section10_cost(Phase5& p, const std::vector<std::int64_t>& lengths) {
     p.m["attention_cost"] = cost;
     p.out.figure(P::line_chart({core, proj}, {.title = "Cost of self-attention (this machine, 1 thread)", .x_title = "sequence length T",
                                               .y_title = "forward time (ms)", .log_x = true, .log_y = true,
-                                              .fit_slope = lengths.size() > 1}), "attention_cost");
+                                              .fit_slope = lengths.size() > 1}), "attention_cost",
+                 "Phase 5: time of attention's core and of its projections against T, log-log, with fitted exponents.");
 }
 
 nn::ScoreKind score_kind(const lab::Options& opt) {
@@ -339,7 +351,7 @@ int main(int argc, char** argv) {
     section7_8_compare(p);
     section9_sparsity(p);
     section10_cost(p, cost_lengths);
-    p.m["fused_attention"] = phase5::fused_attention_section(p.out.dir());  // 11. the fused path
+    p.m["fused_attention"] = phase5::fused_attention_section(p.out);  // 11. the fused path
     p.m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("\nphase 5 done in %.1f s\n", p.m.at("wall_seconds").as_double());

@@ -128,18 +128,25 @@ public:
     const std::string& dir() const { return dir_; }
     const std::string& root() const { return root_; }
     Json& metrics() { return metrics_; }
-    void figure(const plots::Figure& fig, const std::string& name) {
+    // Saves <dir>/<name>.svg and .png. The caption is the figure's one-line description; it is
+    // written beside the figure (captions.json) and the gallery shows it, so the words and the
+    // drawing come from the same place and cannot drift apart.
+    void figure(const plots::Figure& fig, const std::string& name, const std::string& caption) {
         plots::save(fig, dir_ + "/" + name);
+        captions_[name] = caption;
         std::printf("  wrote %s/%s.svg and .png\n", dir_.c_str(), name.c_str());
     }
+    // metrics.json, and captions.json: {figure name: caption} for every figure saved above.
     void save_metrics() {
         save_json(dir_ + "/metrics.json", metrics_);
-        std::printf("  wrote %s/metrics.json\n", dir_.c_str());
+        save_json(dir_ + "/captions.json", captions_);
+        std::printf("  wrote %s/metrics.json and captions.json\n", dir_.c_str());
     }
 
 private:
     std::string root_, dir_;
     Json metrics_;
+    Json captions_ = Json::object();
 };
 
 // What every phase's sections share: its settings, where it writes, the metrics it records.

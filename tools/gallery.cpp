@@ -7,7 +7,7 @@
 //                                    numbers from its metrics.json
 //
 // It reads only what the phases wrote; a phase that has not run is left out, and
-// the page says so. Usage: build/gallery [OUT_DIR]   (default out)
+// the page says so. Usage: build/gallery [--out DIR]   (default out; --help lists it)
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/options.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/save.hpp"
@@ -29,38 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One-line captions for the figures the phases draw (README and the issues say the same).
-const std::map<std::string, std::string> kCaptions = {
-    {"attention_heatmap", "Phase 1: single-head attention weights on the toy sentence; every row sums to 1."},
-    {"qkv_flow", "Phase 1: one token's path through attention: input, q/k/v, scores, weights, output."},
-    {"scaling_variance", "Phase 1: score variance grows with d_k unless scores are divided by the square root of d_k."},
-    {"scaling_saturation", "Phase 1: unscaled scores saturate the softmax: peaky rows, low entropy."},
-    {"scaling_gradients", "Phase 1: saturated softmax passes almost no gradient back to the scores."},
-    {"scaling_training", "Phase 1: the same task trained with and without scaling at d_k = 128."},
-    {"multi_head_grid", "Phase 2: one heatmap per head of the trained multi-head model."},
-    {"attention_entropy", "Phase 2: mean attention entropy per head against the uniform maximum ln 6."},
-    {"head_specialization", "Phase 2: how much of each head's attention goes to itself, neighbours, the previous token."},
-    {"head_similarity", "Phase 2: cosine similarity between the heads' attention patterns."},
-    {"concat_projection", "Phase 2: per-head outputs, their concatenation, and the W_O projection."},
-    {"heads_sweep", "Phase 2: validation loss against the number of heads at d_model 64."},
-    {"attention_flow", "Phase 3: who attends to whom; edge width is the weight, edges under 0.15 hidden."},
-    {"3d_attention", "Phase 3: the attention matrix as a landscape (the GIF rotates it)."},
-    {"attention_rollout", "Phase 3: attention rolled out through the layers, beside the last layer's raw weights."},
-    {"attention_distance", "Phase 3: how far each head looks, per layer."},
-    {"causal_mask", "Phase 4: the causal mask; white may attend, black may not."},
-    {"bidirectional_vs_causal", "Phase 4: the same weights with full and with causal attention."},
-    {"causality_experiment", "Phase 4: trained with or without the mask, evaluated with or without it."},
-    {"padding_mask", "Phase 4: padded positions get exactly zero weight."},
-    {"combined_mask", "Phase 4: causal and padding masks combined."},
-    {"custom_masks", "Phase 4: local and strided attention patterns, and what they cost in loss."},
-    {"entropy_evolution", "Phase 4: attention entropy per head during training."},
-    {"head_pruning", "Phase 4: validation-loss increase when one head is switched off."},
-    {"reversal_attention", "Phase 5: the learned alignment for sequence reversal is an anti-diagonal."},
-    {"attention_vs_none", "Phase 5: seq2seq with and without attention; the bottleneck grows with length."},
-    {"attention_cost", "Phase 5: attention's cost grows with the square of the sequence length."},
-    {"positional_encoding", "Phase 5: sinusoidal positional encodings."},
-};
-
 std::string html_escape(const std::string& s) {
     std::string out;
     for (char c : s) {
@@ -73,12 +42,19 @@ std::string html_escape(const std::string& s) {
     return out;
 }
 
-std::string caption_for(const std::string& stem) {
-    auto it = kCaptions.find(stem);
-    if (it != kCaptions.end()) return it->second;
-    std::string words = stem;  // a figure without a caption of its own: its name, readable
-    std::replace(words.begin(), words.end(), '_', ' ');
-    return words;
+// The captions a phase recorded beside its figures (phase::Output writes <dir>/captions.json
+// from the same call that draws each figure). A figure without one is shown by its name.
+std::map<std::string, std::string> read_captions(const std::string& dir) {
+    std::map<std::string, std::string> captions;
+    const std::string path = dir + "/captions.json";
+    if (!fs::exists(path)) return captions;
+    const Json j = load_json(path);
+    if (!j.is_object()) throw IOError("'" + path + "' is not a JSON object of figure name -> caption");
+    for (const auto& [name, caption] : j.as_object()) {
+        if (!caption.is_string()) throw IOError("'" + path + "': the caption of '" + name + "' is not a string");
+        captions[name] = caption.as_string();
+    }
+    return captions;
 }
 
 // The numbers each phase is about, as paths into its metrics.json (an array step is an
@@ -135,7 +111,7 @@ std::vector<std::string> headline_numbers(int phase, const Json& metrics, const 
             else if (node->is_object() && node->find(step))
                 node = node->find(step);
             else
-                throw IOError("gallery: '" + file + "' has no number at " + where + " (for \"" + h.label + "\")");
+                throw IOError("'" + file + "' has no number at " + where + " (for \"" + h.label + "\")");
         }
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.*f", h.decimals, node->as_double());
@@ -161,7 +137,7 @@ plots::Matrix first_matrix(const Tensor& t, const std::string& path) {
     Tensor m = t;
     while (m.dim() > 2 && m.size(0) > 0) m = m.select(0, 0);  // [H, T, T] -> head 1
     if (m.dim() != 2 || m.numel() == 0)
-        throw ShapeError("gallery: '" + path + "' holds shape " + t.shape().str() + ", not a non-empty matrix");
+        throw ShapeError("'" + path + "' holds shape " + t.shape().str() + ", not a non-empty matrix");
     plots::Matrix out(static_cast<std::size_t>(m.size(0)));
     for (std::int64_t i = 0; i < m.size(0); ++i)
         for (std::int64_t j = 0; j < m.size(1); ++j) out[static_cast<std::size_t>(i)].push_back(m.at({i, j}));
@@ -186,7 +162,7 @@ void read_labels(const std::string& npy_path, const plots::Matrix& m, plots::Hea
     }
     const std::size_t cols = m.empty() ? 0 : m[0].size();
     if (lines.size() < 2 || lines[0].size() != m.size() || lines[1].size() != cols)
-        throw IOError("gallery: '" + path + "' must hold " + std::to_string(m.size()) + " row labels and " +
+        throw IOError("'" + path + "' must hold " + std::to_string(m.size()) + " row labels and " +
                       std::to_string(cols) + " column labels, one line each");
     o.row_labels = lines[0];
     o.col_labels = lines[1];
@@ -195,7 +171,10 @@ void read_labels(const std::string& npy_path, const plots::Matrix& m, plots::Hea
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string out = argc > 1 ? argv[1] : "out";
+    lab::Options opt("gallery", "The summary sheet and out/index.html: every figure the phases drew, with its caption.");
+    opt.add("out", "DIR", "out", "read DIR/phaseN/ and DIR/data/; write DIR/summary_all_phases and DIR/index.html");
+    opt.parse(argc, argv);
+    const std::string out = opt.text("out");
     try {
         // ---- the summary sheet
         std::vector<plots::Figure> panels;
@@ -242,6 +221,7 @@ int main(int argc, char** argv) {
                     html += "<li>" + html_escape(line) + "</li>\n";
                 html += "</ul>\n";
             }
+            const std::map<std::string, std::string> captions = read_captions(dir);
             std::vector<std::string> stems;
             for (const auto& e : fs::directory_iterator(dir))
                 if (e.path().extension() == ".png") stems.push_back(e.path().stem().string());
@@ -251,7 +231,8 @@ int main(int argc, char** argv) {
                 const bool gif = fs::exists(dir + "/" + s + ".gif");
                 html += "<figure><a href=\"" + base + (fs::exists(dir + "/" + s + ".svg") ? ".svg" : ".png") + "\"><img src=\"" +
                         base + (gif ? ".gif" : ".png") + "\" alt=\"" + html_escape(s) + "\"></a><figcaption><b>" +
-                        html_escape(s) + "</b>: " + html_escape(caption_for(s)) + "</figcaption></figure>\n";
+                        html_escape(s) + "</b>: " + html_escape(captions.count(s) ? captions.at(s) : "(no caption recorded)") +
+                        "</figcaption></figure>\n";
             }
         }
         if (phases_found == 0) html += "<p>No phase has run yet: <code>make all</code> runs them.</p>\n";

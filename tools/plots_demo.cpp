@@ -1,9 +1,9 @@
 // plots_demo.cpp — draws one example of every chart attnlab's plotter offers.
 //
-// Usage: plots_demo OUT_DIR [--frames]
+// Usage: plots_demo [--out DIR] [--frames K]   (--help lists them)
 // Writes <name>.svg + <name>.png per chart, the rotating 3-D view as a GIF, and
-// OUT_DIR/index.html showing them all. --frames also writes a few frames of the
-// GIF as PNGs (frame_00.png, ...) so the rotation can be checked frame by frame.
+// DIR/index.html showing them all. --frames K also writes K of the GIF's 36 frames,
+// evenly spaced, as PNGs (frame_00.png, ...) so the rotation can be checked frame by frame.
 // The data imitates real attention on the toy sentence "the cat sat on the mat":
 // rows are softmax distributions (they sum to one), causal rows stop at the
 // diagonal, and every number comes from a tiny seeded generator below, so the
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/options.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/flow_diagram.hpp"
@@ -251,19 +252,19 @@ IndexEntry demo_qkv(const std::string& dir) {
                       "Flow diagram: input to Q/K/V, scores, weights and output, with the shape of each tensor.");
 }
 
-IndexEntry demo_surface(const std::string& dir, const Matrix& weights, bool export_frames) {
+IndexEntry demo_surface(const std::string& dir, const Matrix& weights, std::int64_t export_frames) {
     Surface3DOptions o;
     o.title = "Causal attention as a landscape";
     o.row_labels = o.col_labels = kTokens;
     save(surface3d(weights, o), dir + "/surface3d");
     std::vector<Figure> frames = surface3d_turntable(weights, o, 36);
     save_gif(frames, dir + "/surface3d_turntable.gif", 8);
-    if (export_frames)
-        for (int k : {0, 9, 18, 27}) {
-            char name[32];
-            std::snprintf(name, sizeof name, "/frame_%02d.png", k);
-            save_png(frames[static_cast<std::size_t>(k)], dir + name);
-        }
+    for (std::int64_t i = 0; i < export_frames; ++i) {
+        const std::size_t k = static_cast<std::size_t>(i) * frames.size() / static_cast<std::size_t>(export_frames);
+        char name[32];
+        std::snprintf(name, sizeof name, "/frame_%02zu.png", k);
+        save_png(frames[k], dir + name);
+    }
     return {"surface3d.png", "3-D bar landscape: the causal weights as heights over the (query, key) grid.",
             "surface3d.svg"};
 }
@@ -317,11 +318,12 @@ void write_index(const std::string& dir, const std::vector<IndexEntry>& entries)
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--frames")) {
-        std::fprintf(stderr, "usage: %s OUT_DIR [--frames]\n", argv[0]);
-        return 2;
-    }
-    const std::string dir = argv[1];
+    attnlab::lab::Options opt("plots_demo", "One example of every chart type of plots/, drawn from seeded toy attention data.");
+    opt.add("out", "DIR", "out/plots_demo", "write DIR/<chart>.svg + .png, the GIF and DIR/index.html");
+    opt.add("frames", "K", "0", "also write K of the rotating GIF's 36 frames as PNGs (0 to 36)");
+    opt.parse(argc, argv);
+    const std::string dir = opt.text("out");
+    const std::int64_t frames = opt.integer("frames", 0, 36);
     try {
         auto start = std::chrono::steady_clock::now();
         DemoRandom rng(20240603);
@@ -338,7 +340,7 @@ int main(int argc, char** argv) {
         entries.push_back(demo_flow_rows(dir, causal));
         entries.push_back(demo_flow_arcs(dir, heads[1]));
         entries.push_back(demo_qkv(dir));
-        entries.push_back(demo_surface(dir, causal, argc == 3));
+        entries.push_back(demo_surface(dir, causal, frames));
         entries.push_back(demo_turntable());
         entries.push_back(demo_table(dir, heads));
         write_index(dir, entries);

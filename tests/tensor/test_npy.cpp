@@ -140,7 +140,7 @@ TEST_CASE("gallery on a planted 80-byte attention_weights.npy: a named error, no
     const std::string out = fresh_dir("gallery_out");
     write_file_atomic(out + "/data/attention_weights.npy",
                       npy_with("{'descr':'<f4','fortran_order':False,'shape':(8192,2,281474976710656)}"));
-    const attnlab::testing::ProgramRun run = attnlab::testing::run_program({attnlab::testing::program_path("gallery"), out});
+    const attnlab::testing::ProgramRun run = attnlab::testing::run_program({attnlab::testing::program_path("gallery"), "--out", out});
     CHECK(run.signal == 0);  // the old reader died of SIGSEGV here
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.output, Contains("gallery: load_npy: '" + out + "/data/attention_weights.npy'") && Contains("is too large"));

@@ -1,0 +1,59 @@
+// test_gallery.cpp — the gallery page shows the caption each phase recorded beside its figure
+// (phase::Output::figure writes captions.json), so a caption cannot drift from its figure.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "phases/phase_common.hpp"
+#include "plots/bar_chart.hpp"
+#include "tests/support/bad_input.hpp"
+#include "tests/support/run_program.hpp"
+
+using namespace attnlab;
+using attnlab::testing::fresh_dir;
+using attnlab::testing::program_path;
+using attnlab::testing::run_program;
+using Catch::Matchers::Contains;
+
+TEST_CASE("gallery: each figure's caption is the one its phase recorded with it", "[tools][gallery]") {
+    const std::string out = fresh_dir("gallery_captions");
+    phase::Output phase1(out, "phase7");  // a phase without headline numbers
+    phase1.figure(plots::bar_chart({"a", "b"}, {1.0, 2.0}, {}), "two_bars", "Phase 1: two bars & <one> caption.");
+    phase1.figure(plots::bar_chart({"c"}, {3.0}, {}), "one_bar", "Phase 1: a second figure, a second caption.");
+    phase1.save_metrics();
+    const Json captions = load_json(out + "/phase7/captions.json");
+    CHECK(captions.at("two_bars").as_string() == "Phase 1: two bars & <one> caption.");
+    CHECK(captions.size() == 2);
+
+    const attnlab::testing::ProgramRun run = run_program({program_path("gallery"), "--out", out});
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const std::string html = read_file(out + "/index.html", 1 << 24);
+    CHECK_THAT(html, Contains("<b>two_bars</b>: Phase 1: two bars &amp; &lt;one&gt; caption.</figcaption>"));
+    CHECK_THAT(html, Contains("<b>one_bar</b>: Phase 1: a second figure, a second caption.</figcaption>"));
+}
+
+TEST_CASE("gallery: a captions.json that is not name -> text is a named error", "[tools][gallery][bad-input]") {
+    const std::string out = fresh_dir("gallery_bad_captions");
+    phase::Output phase2(out, "phase8");
+    phase2.figure(plots::bar_chart({"a"}, {1.0}, {}), "bars", "fine");
+    phase2.save_metrics();
+    write_file_atomic(out + "/phase8/captions.json", "{\"bars\": 3}");
+    const attnlab::testing::ProgramRun run = run_program({program_path("gallery"), "--out", out});
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.output, Contains("captions.json': the caption of 'bars' is not a string"));
+}
+
+TEST_CASE("gallery and plots_demo: --help, and exit 2 on a bad flag or value", "[tools][gallery][cli]") {
+    for (const std::string program : {"gallery", "plots_demo"}) {
+        const attnlab::testing::ProgramRun help = run_program({program_path(program), "--help"});
+        CHECK(help.exit_code == 0);
+        CHECK_THAT(help.output, Contains("--out DIR"));
+        const attnlab::testing::ProgramRun bad = run_program({program_path(program), "--bogus", "1"});
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.output, Contains("--bogus"));
+    }
+    const attnlab::testing::ProgramRun frames =
+        run_program({program_path("plots_demo"), "--out", fresh_dir("plots_demo_bad"), "--frames", "37"});
+    CHECK(frames.exit_code == 2);
+    CHECK_THAT(frames.output, Contains("--frames"));
+}
