@@ -204,7 +204,7 @@ $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The command-line tests (tests/tools/) run the programs of the same configuration.
-$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(B)/tinygpt $(B)/gallery $(B)/plots_demo $(B)/metrics_reference
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(PROGS)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 

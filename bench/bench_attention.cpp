@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/options.hpp"
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
 #include "lab/attention_cost.hpp"
@@ -68,39 +69,19 @@ void measure(const std::string& name, F&& fn, int reps, double rep_s, double flo
     std::fflush(stdout);
 }
 
-int usage(const char* argv0, int code) {
-    std::fprintf(code ? stderr : stdout, "usage: %s [--threads N] [--max-t T] [--composed-max-t T] [--reps N]\n", argv0);
-    return code;
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    int threads = 1, reps = 7;
-    std::int64_t max_t = 4096, composed_max_t = 4096;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto number = [&](long long lo) -> long long {
-            if (i + 1 >= argc) return lo - 1;
-            try {
-                std::size_t used = 0;
-                const long long n = std::stoll(argv[++i], &used);
-                return used == std::string(argv[i]).size() ? n : lo - 1;
-            } catch (const std::exception&) {
-                return lo - 1;
-            }
-        };
-        long long n = 0;
-        if (a == "--help" || a == "-h") return usage(argv[0], 0);
-        if (a == "--threads" && (n = number(1)) >= 1) threads = static_cast<int>(n);
-        else if (a == "--max-t" && (n = number(1)) >= 1) max_t = n;
-        else if (a == "--composed-max-t" && (n = number(0)) >= 0) composed_max_t = n;
-        else if (a == "--reps" && (n = number(1)) >= 1) reps = static_cast<int>(n);
-        else {
-            std::fprintf(stderr, "bench_attention: bad argument '%s' (or its value)\n", a.c_str());
-            return usage(argv[0], 2);
-        }
-    }
+    lab::Options opt("bench_attention", "Self-attention forward and backward times, B 1, H 8, d_k 64, T = 64, 128, ... "
+                                        "(the composed reference and the fused flash kernel).");
+    opt.add("threads", "N", "1", "threads of the parallel kernels");
+    opt.add("max-t", "T", "4096", "the longest sequence timed");
+    opt.add("composed-max-t", "T", "4096", "the longest sequence the composed reference is timed at (0: never)");
+    opt.add("reps", "N", "7", "timed repetitions per point (the median is printed)");
+    opt.parse(argc, argv);
+    const int threads = static_cast<int>(opt.integer("threads", 1, 256)), reps = static_cast<int>(opt.integer("reps", 1, 1000));
+    const std::int64_t max_t = opt.integer("max-t", 1, 1 << 20), composed_max_t = opt.integer("composed-max-t", 0, 1 << 20);
     set_num_threads(threads);
     std::printf("# attnlab bench_attention threads=%d B=1 H=%lld d_k=%lld\n", threads, static_cast<long long>(H),
                 static_cast<long long>(d_k));

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "lab/options.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/parallel.hpp"
@@ -167,7 +168,11 @@ std::string to_json(const std::vector<Result>& large, const std::vector<Result>&
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string out_dir = argc > 1 ? argv[1] : std::string(ATTNLAB_SOURCE_DIR) + "/out/bench";
+    lab::Options opt("bench_matmul", "W5: float32 matmul GFLOP/s of the built-in kernel (and OpenBLAS, if built with it), "
+                                     "1 and 2 threads; writes DIR/matmul.json.");
+    opt.add("out", "DIR", std::string(ATTNLAB_SOURCE_DIR) + "/out/bench", "where matmul.json goes");
+    opt.parse(argc, argv);
+    const std::string out_dir = opt.text("out");
     std::vector<Impl> impls{{"builtin", gemm_builtin<float>}};
     std::string blas_core, file = "matmul.json";
 #ifdef ATTNLAB_OPENBLAS

@@ -25,6 +25,7 @@
 
 #include <sys/resource.h>
 
+#include "lab/options.hpp"
 #include "autograd/node.hpp"
 #include "lab/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
 #include "nn/loss.hpp"
@@ -90,17 +91,17 @@ nn::TransformerConfig w4_config() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    int threads = 1;
-    std::string only = ".*", json_path;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--threads" && i + 1 < argc) threads = std::stoi(argv[++i]);
-        else if (a == "--only" && i + 1 < argc) only = argv[++i];
-        else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
-        else {
-            std::fprintf(stderr, "usage: %s [--threads N] [--only REGEX] [--json PATH]\n", argv[0]);
-            return 2;
-        }
+    lab::Options flags("bench_workloads", "W1-W6: attnlab's workloads timed (bench/compare.sh sets them beside PyTorch).");
+    flags.add("threads", "N", "1", "threads of the parallel kernels");
+    flags.add("only", "REGEX", ".*", "run only the workloads whose name matches");
+    flags.add("json", "PATH", "", "also write the results as JSON to PATH");
+    flags.parse(argc, argv);
+    const int threads = static_cast<int>(flags.integer("threads", 1, 256));
+    const std::string only = flags.text("only"), json_path = flags.text("json");
+    try {
+        std::regex check(only);
+    } catch (const std::regex_error& e) {
+        flags.fail("only", std::string("not a regular expression: ") + e.what());
     }
     set_num_threads(threads);
     const std::regex want(only);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "lab/run_config.hpp"
+
 namespace attnlab::lab {
 
 Options::Options(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {}
@@ -106,6 +108,13 @@ std::uint64_t Options::seed(const std::string& name) const {
     return static_cast<std::uint64_t>(integer(name, 0, INT64_MAX));
 }
 
+double Options::real(const std::string& name, double min, double max) const {
+    const std::optional<double> v = parse_real(text(name));
+    if (!v) fail(name, "not a finite number");
+    if (*v < min || *v > max) fail(name, "must be between " + format_real(min) + " and " + format_real(max));
+    return *v;
+}
+
 std::vector<std::int64_t> Options::int_list(const std::string& name, std::int64_t min, std::int64_t max) const {
     std::vector<std::int64_t> out;
     for (const std::string& item : split(text(name))) {
@@ -131,6 +140,24 @@ std::string Options::choice(const std::string& name, const std::vector<std::stri
     std::string list;
     for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
     fail(name, "must be one of " + list);
+}
+
+std::string subcommand(int argc, const char* const* argv, const std::string& program, const std::string& summary,
+                       const std::vector<Command>& commands) {
+    std::string usage = "usage: " + program + " <command> [--flag VALUE ...]   (" + program + " <command> --help: its flags)\n" +
+                        summary + "\n\ncommands:\n";
+    for (const Command& c : commands) {
+        std::string left = "  " + c.name;
+        left.resize(std::max<std::size_t>(left.size() + 2, 12), ' ');
+        usage += left + c.summary + "\n";
+    }
+    const std::string arg = argc > 1 ? argv[1] : "";
+    if (arg == "--help" || arg == "-h") std::fputs(usage.c_str(), stdout), std::exit(0);
+    for (const Command& c : commands)
+        if (c.name == arg) return arg;
+    std::fprintf(stderr, "%s: %s\n%s", program.c_str(),
+                 arg.empty() ? "which command?" : ("unknown command '" + arg + "'").c_str(), usage.c_str());
+    std::exit(2);
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {

@@ -32,6 +32,7 @@ public:
     std::string text(const std::string& name) const;
     std::int64_t integer(const std::string& name, std::int64_t min, std::int64_t max) const;
     std::uint64_t seed(const std::string& name = "seed") const;
+    double real(const std::string& name, double min, double max) const;  // finite, in [min, max]
     std::vector<std::int64_t> int_list(const std::string& name, std::int64_t min, std::int64_t max) const;
     std::vector<std::string> word_list(const std::string& name) const;  // comma-separated, no empty items
     // The value, which must be one of `choices`.
@@ -52,6 +53,16 @@ private:
     std::string program_, summary_;
     std::vector<Flag> flags_;
 };
+
+// A program of subcommands (`seq2seq train --steps 50`): returns the command argv[1] names.
+// `program --help` (or -h) prints the commands and exits 0; no command or an unknown one
+// prints them to stderr and exits 2. The command then reads its own flags with an Options
+// named "<program> <command>" and parse(argc - 1, argv + 1), so every command has --help.
+struct Command {
+    std::string name, summary;
+};
+std::string subcommand(int argc, const char* const* argv, const std::string& program, const std::string& summary,
+                       const std::vector<Command>& commands);
 
 // The edit distance between two words: insert, delete, substitute, or swap two neighbouring
 // letters, 1 each (optimal string alignment), so a typo like "dgo" is one edit from "dog".

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "autograd/node.hpp"
+#include "lab/run_config.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "tensor/ops.hpp"
@@ -22,6 +23,7 @@ ReversalEval evaluate_reversal(const nn::Seq2Seq& model, const std::vector<data:
     ReversalEval ev;
     std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> tally;  // length -> (correct, total)
     double diag_sum = 0, real_keys = 0, zero_keys = 0;
+    double loss_sum = 0, loss_tokens = 0;
     std::int64_t diag_count = 0, correct = 0;
     for (std::size_t at = 0; at < sources.size(); at += 256) {
         const std::vector<data::Digits> part(sources.begin() + static_cast<std::ptrdiff_t>(at),
@@ -29,7 +31,11 @@ ReversalEval evaluate_reversal(const nn::Seq2Seq& model, const std::vector<data:
         const data::ReversalBatch batch = data::make_reversal_batch(part);
         const std::int64_t S = batch.src.size(1);
         const GreedyOutput decoded = model.greedy(batch.src, batch.lengths, S + 1, data::kReversalBos, data::kReversalEos);
-        const Tensor w = model.forward(batch.src, batch.lengths, batch.tgt_in).weights;  // [B, S + 1, S] or undefined
+        const Seq2SeqOutput teacher = model.forward(batch.src, batch.lengths, batch.tgt_in);
+        const Tensor& w = teacher.weights;  // [B, S + 1, S] or undefined
+        double tokens = 0;                  // every row's L digits and its <eos>
+        for (const data::Digits& d : part) tokens += static_cast<double>(d.size() + 1);
+        loss_sum += cross_entropy(teacher.logits, batch.tgt_out).item() * tokens, loss_tokens += tokens;
         for (std::size_t b = 0; b < part.size(); ++b) {
             data::Digits want = data::reversed(part[b]);
             want.push_back(data::kReversalEos);
@@ -50,6 +56,7 @@ ReversalEval evaluate_reversal(const nn::Seq2Seq& model, const std::vector<data:
     for (const auto& [len, ct] : tally) ev.by_length[len] = static_cast<double>(ct.first) / static_cast<double>(ct.second);
     ev.anti_diagonal = diag_count ? diag_sum / static_cast<double>(diag_count) : 0.0;
     ev.zero_fraction = real_keys > 0 ? zero_keys / real_keys : 0.0;
+    ev.loss = loss_tokens > 0 ? loss_sum / loss_tokens : 0.0;
     return ev;
 }
 
@@ -85,6 +92,33 @@ Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t 
         c.value.push_back(sum / static_cast<double>(window));
     }
     return c;
+}
+
+void save_reversal_model(const std::string& path, const nn::Seq2Seq& model, const data::ReversalConfig& task,
+                         std::map<std::string, std::string> extra) {
+    extra["min_len"] = std::to_string(task.min_len), extra["max_len"] = std::to_string(task.max_len);
+    save_seq2seq(path, model, extra);
+}
+
+ReversalModel load_reversal_model(const std::string& path) {
+    LoadedSeq2Seq loaded = load_seq2seq(path);
+    ReversalModel m{std::move(loaded.model), {}, std::move(loaded.extra)};
+    if (m.model->config().vocab != data::kReversalVocab)
+        throw IOError("load_reversal_model: '" + path + "' has a vocabulary of " + std::to_string(m.model->config().vocab) +
+                      " tokens; the reversal task has " + std::to_string(data::kReversalVocab));
+    auto length = [&](const std::string& key, std::int64_t lo) {
+        auto it = m.extra.find(key);
+        const std::optional<std::int64_t> v = it == m.extra.end() ? std::nullopt : parse_int64(it->second);
+        if (!v || *v < lo || *v > kLongestReversal)
+            throw IOError("load_reversal_model: '" + path + "': metadata '" + key + "' is " +
+                          (it == m.extra.end() ? "missing" : "'" + it->second + "'") + ", not a length in [" +
+                          std::to_string(lo) + ", " + std::to_string(kLongestReversal) + "]");
+        m.extra.erase(it);
+        return *v;
+    };
+    m.task.min_len = length("min_len", 1);
+    m.task.max_len = length("max_len", m.task.min_len);
+    return m;
 }
 
 void run_concurrently(const std::vector<std::function<void()>>& jobs, int threads) {

@@ -13,10 +13,12 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "data/reversal.hpp"
-#include "nn/seq2seq.hpp"
+#include "nn/seq2seq_checkpoint.hpp"
 
 namespace attnlab::lab {
 
@@ -25,6 +27,7 @@ struct ReversalEval {
     std::map<std::int64_t, double> by_length;     // source length -> accuracy
     double anti_diagonal = 0;                     // mean weight on source position L−1−t at output step t < L
     double zero_fraction = 0;                     // share of weights exactly 0 among the real (unpadded) keys
+    double loss = 0;                              // teacher-forced cross-entropy per target token (nats)
 };
 
 // Greedy-decodes `sources` (in batches of up to 256) and scores them. The attention
@@ -55,6 +58,22 @@ struct Curve {
     std::vector<double> step, value;
 };
 Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t every);
+
+// A reversal model in a checkpoint (nn/seq2seq_checkpoint.hpp) with the task it learned:
+// the source lengths are kept in the metadata ("min_len", "max_len"), beside anything else
+// the caller adds (its run settings).
+struct ReversalModel {
+    std::unique_ptr<nn::Seq2Seq> model;
+    data::ReversalConfig task;
+    std::map<std::string, std::string> extra;  // the metadata besides the model's own and the task
+};
+inline constexpr std::int64_t kLongestReversal = 30;  // the longest source anything here trains on
+
+void save_reversal_model(const std::string& path, const nn::Seq2Seq& model, const data::ReversalConfig& task,
+                         std::map<std::string, std::string> extra = {});
+// IOError naming the file if it is not a seq2seq checkpoint, is corrupt (load_seq2seq's
+// checks), has another vocabulary than the task's, or lengths outside [1, kLongestReversal].
+ReversalModel load_reversal_model(const std::string& path);
 
 // Runs the jobs on up to `threads` threads at once. Each job must own everything it
 // touches (its model, its generators); autograd's recording switch is per thread.

@@ -13,10 +13,14 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
     if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2 || q.size(-1) != k.size(-1) || k.size(-2) != v.size(-2))
         throw ShapeError("scaled_dot_product_attention: expected q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v]; got q " +
                          q.shape().str() + ", k " + k.shape().str() + ", v " + v.shape().str());
+    Tensor weights = attention_weights(q, k, mask, scale);  // [..., Tq, Tk]
+    return {matmul(weights, v), weights};                  // output_i = Σ_j weight_ij v_j
+}
+
+Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask, std::optional<double> scale) {
     const double s = attention_scale("scaled_dot_product_attention", q.size(-1), scale);
     Tensor scores = matmul(q, k.mT()) * s;        // [..., Tq, Tk]: score_ij = q_i · k_j, scaled
-    Tensor weights = softmax(mask.apply(scores), -1);  // blocked pairs -> −∞ -> weight exactly 0
-    return {matmul(weights, v), weights};          // output_i = Σ_j weight_ij v_j
+    return softmax(mask.apply(scores), -1);       // blocked pairs -> −∞ -> weight exactly 0
 }
 
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -54,11 +58,12 @@ MultiHeadAttention::MultiHeadAttention(std::int64_t d_model_, std::int64_t n_hea
                                        std::int64_t vdim, Generator& gen, bool qkv_only_)
     : d_model(d_model_), n_heads(n_heads_), d_k(head_width(d_model_, n_heads_)), qkv_only(qkv_only_),
       w_q(d_model_, d_model_, !qkv_only_, gen), w_k(kdim ? kdim : d_model_, d_model_, !qkv_only_, gen),
-      w_v(vdim ? vdim : d_model_, d_model_, !qkv_only_, gen), w_o(d_model_, d_model_, true, gen) {
+      w_v(vdim ? vdim : d_model_, d_model_, !qkv_only_, gen) {
     register_module("w_q", w_q);
     register_module("w_k", w_k);
     register_module("w_v", w_v);
-    if (!qkv_only) register_module("w_o", w_o);
+    // Drawn after W_V, as a member initialised after it would be; a qkv_only head has none.
+    if (!qkv_only) register_module("w_o", w_o.emplace(d_model_, d_model_, true, gen));
 }
 
 const char* attention_path_name(AttentionPath p) {
@@ -115,18 +120,20 @@ AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& ke
     }
     // 2. attend in every head at once: output [B, H, Tq, d_k]
     last_path_ = choose_path(weights_wanted);
-    AttentionResult heads = last_path_.path == AttentionPath::fused
-                                ? AttentionResult{flash_attention(q, k, v, mask, scale), Tensor()}
-                                : scaled_dot_product_attention(q, k, v, mask, scale);
-    if (trace_) trace_->record(layer_, heads.weights);
-    if (is_training() && dropout > 0) {  // mix the values with the surviving weights instead
+    AttentionResult heads;
+    if (is_training() && dropout > 0) {  // the weights, then one weighted sum of the values with the survivors
         if (!dropout_gen) throw ValueError("MultiHeadAttention: dropout " + std::to_string(dropout) + " in training needs dropout_gen");
-        heads.output = matmul(nn::dropout(heads.weights, dropout, *dropout_gen), v);
+        heads.weights = attention_weights(q, k, mask, scale);                    // [B, H, Tq, Tk]
+        heads.output = matmul(nn::dropout(heads.weights, dropout, *dropout_gen), v);  // [B, H, Tq, d_k]
+    } else {
+        heads = last_path_.path == AttentionPath::fused ? AttentionResult{flash_attention(q, k, v, mask, scale), Tensor()}
+                                                        : scaled_dot_product_attention(q, k, v, mask, scale);
     }
+    if (trace_) trace_->record(layer_, heads.weights);
     Tensor out = head_mask_.defined() ? heads.output * head_mask_ : heads.output;
     // 3. concatenate the heads back to [B, Tq, d_model] and 4. project with W_O
     out = out.transpose(1, 2).reshape({B, Tq, d_model});
-    return {qkv_only ? out : w_o.forward(out), heads.weights};
+    return {qkv_only ? out : w_o->forward(out), heads.weights};
 }
 
 }  // namespace attnlab::nn

@@ -27,6 +27,9 @@ struct AttentionResult {
 // scale: 1/√d_k unless given (1.0 gives the unscaled variant of the phase-1 experiment).
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                              const Mask& mask = Mask(), std::optional<double> scale = std::nullopt);
+// Its first half alone: softmax(mask(q kᵀ · scale)) -> weights [..., Tq, Tk]. Dropout in
+// training uses it, so that the values are mixed once, by the surviving weights.
+Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask = Mask(), std::optional<double> scale = std::nullopt);
 // The same with an additive float mask (0 / −∞ only; see Mask::from_additive).
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                              const Tensor& additive_mask, std::optional<double> scale = std::nullopt);
@@ -80,7 +83,7 @@ class MultiHeadAttention : public Module {
 public:
     // kdim / vdim: widths of the key / value inputs (0 = d_model). 4·d² + 4·d parameters when both are d.
     // qkv_only: the seed's single head generalised: W_Q, W_K, W_V without bias and no W_O (the
-    // concatenated heads are the output): 3·d² parameters. w_o is then neither registered nor used.
+    // concatenated heads are the output): 3·d² parameters. w_o is then empty: never drawn, stored or used.
     MultiHeadAttention(std::int64_t d_model, std::int64_t n_heads, std::int64_t kdim = 0, std::int64_t vdim = 0,
                        Generator& gen = default_generator(), bool qkv_only = false);
 
@@ -108,7 +111,8 @@ public:
 
     std::int64_t d_model, n_heads, d_k;
     bool qkv_only;
-    Linear w_q, w_k, w_v, w_o;
+    Linear w_q, w_k, w_v;
+    std::optional<Linear> w_o;  // empty when qkv_only
     std::optional<double> scale;  // of the scores; nullopt: 1/√d_k (1.0: the unscaled variant)
     // In train mode: each attention weight is dropped with probability `dropout` (after the
     // softmax, before it mixes the values), drawing from *dropout_gen, which must then be set.

@@ -115,7 +115,7 @@ void section2_matrix_form(Phase1& p) {
     // The layer computes the same thing (then projects with W_O): check it to within 1e-6.
     nn::AttentionResult layer = p.block().attn.forward(p.X.unsqueeze(0));
     const double dw = max(abs(layer.weights.select(0, 0).select(0, 0) - p.weights)).item();
-    const double dout = max(abs(layer.output.select(0, 0) - p.project(a.w_o, output))).item();
+    const double dout = max(abs(layer.output.select(0, 0) - p.project(*a.w_o, output))).item();
     std::printf("check against the layer's forward: max |dweights| = %.2e, max |doutput after W_O| = %.2e\n", dw, dout);
     if (dw > 1e-6 || dout > 1e-6) throw ValueError("phase 1: the step-by-step attention differs from the layer's");
     p.m["layer_check"] = Json::Object{{"max_abs_diff_weights", dw}, {"max_abs_diff_output", dout}};

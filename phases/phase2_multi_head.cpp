@@ -75,7 +75,7 @@ void section1_split_attend_concat(Phase2& p, std::int64_t d_model) {
         p.weights = softmax(scores, -1);                                           // (1, H, T, T)
         p.heads = matmul(p.weights, v);                                            // (1, H, T, d_k)
         p.concat = p.heads.transpose(1, 2).reshape({1, T, p.d_model});             // (1, T, H·d_k): heads side by side
-        p.projected = attn.w_o.forward(p.concat);                                  // (1, T, d_model)
+        p.projected = attn.w_o->forward(p.concat);                                  // (1, T, d_model)
         std::cout << "X " << X.shape().str() << " -> Q = X W_Q^T + b " << attn.w_q.forward(X).shape().str()
                   << " -> split " << q.shape().str() << "\nscores = q k^T / sqrt(" << d_k << ") " << scores.shape().str()
                   << " -> softmax " << p.weights.shape().str() << " -> weights v " << p.heads.shape().str()

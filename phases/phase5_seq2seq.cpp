@@ -16,7 +16,8 @@
 //
 // `phase5 --help` lists the settings: the seed, the GRU's --hidden width, the longest
 // source (--length), the main model's --score, its --steps (the comparisons train 30%
-// of them), the lengths step 10 times (--cost-t), --out.
+// of them), the lengths step 10 times (--cost-t), --out, and --checkpoint: a model of
+// `seq2seq train` studied in steps 5-6 in place of the main one.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -25,6 +26,7 @@
 #include "nn/attention.hpp"
 #include "lab/attention_cost.hpp"
 #include "lab/report.hpp"
+#include "lab/run_config.hpp"
 #include "lab/seq2seq_experiment.hpp"
 #include "phases/phase5_fused_attention.hpp"
 #include "phases/phase_common.hpp"
@@ -56,6 +58,7 @@ struct Phase5 : Frame {
     std::vector<data::Digits> held_out, examples;  // examples: four held-out sources of length 8 (or the longest)
     std::vector<Run> runs;                           // [0] the main model, then the comparisons
     std::vector<std::unique_ptr<nn::Seq2Seq>> models;
+    lab::ReversalModel mine;                         // --checkpoint: the learner's model replaces the main run
     data::ReversalBatch example_batch() const { return data::make_reversal_batch(examples); }
     const lab::ReversalEval& eval(std::size_t i) const { return runs[i].result.evals.at(runs[i].steps); }
 };
@@ -136,7 +139,10 @@ void section5_train(Phase5& p, nn::ScoreKind main_kind, std::int64_t hidden) {
     };
     const auto add = nn::ScoreKind::additive;
     const auto soft = nn::Normalizer::softmax();
-    p.runs = {{nn::score_kind_name(main_kind) + " (main)", config(true, main_kind, soft), p.main_steps, {}},
+    const bool mine = p.mine.model != nullptr;
+    const std::int64_t mine_steps = mine && p.mine.extra.contains("steps") ? lab::parse_int64(p.mine.extra.at("steps")).value_or(0) : 0;
+    p.runs = {{mine ? "checkpoint" : nn::score_kind_name(main_kind) + " (main)", mine ? p.mine.model->config() : config(true, main_kind, soft),
+               mine ? mine_steps : p.main_steps, {}},
               {"additive", config(true, add, soft), p.compare_steps, {}},
               {"no attention", config(false, add, soft), p.compare_steps, {}},
               {"dot", config(true, nn::ScoreKind::dot, soft), p.compare_steps, {}},
@@ -147,17 +153,20 @@ void section5_train(Phase5& p, nn::ScoreKind main_kind, std::int64_t hidden) {
     std::vector<std::function<void()>> jobs;
     for (std::size_t i = 0; i < p.runs.size(); ++i) {
         Generator init(p.seed + 10);  // every variant starts from the same seed
-        p.models.push_back(std::make_unique<nn::Seq2Seq>(p.runs[i].config, init));
+        p.models.push_back(i == 0 && mine ? std::move(p.mine.model) : std::make_unique<nn::Seq2Seq>(p.runs[i].config, init));
+        if (i == 0 && mine) continue;  // trained already: measured below
         jobs.push_back([&p, i] {
             lab::ReversalTrainConfig tc{.steps = p.runs[i].steps, .checkpoints = {p.runs[i].steps}};
             p.runs[i].result = lab::train_reversal(*p.models[i], tc, p.held_out, p.task);
         });
     }
+    const std::string main_run = mine ? "main: " + p.opt.text("checkpoint") : "main " + std::to_string(p.main_steps) + " steps";
     std::printf("\n5. Training %zu models on reversal (GRU hidden %lld, batch 64, Adam 3e-3, sources of %lld-%lld digits): "
-                "main %lld steps, comparisons %lld steps each\n", p.runs.size(), static_cast<long long>(hidden),
-                static_cast<long long>(p.task.min_len), static_cast<long long>(p.task.max_len),
-                static_cast<long long>(p.main_steps), static_cast<long long>(p.compare_steps));
+                "%s, comparisons %lld steps each\n", p.runs.size() - mine, static_cast<long long>(hidden),
+                static_cast<long long>(p.task.min_len), static_cast<long long>(p.task.max_len), main_run.c_str(),
+                static_cast<long long>(p.compare_steps));
     lab::run_concurrently(jobs, 2);
+    if (mine) p.runs[0].result.evals[p.runs[0].steps] = lab::evaluate_reversal(*p.models[0], p.held_out);
     lab::Table t({{"model", "model", 16, -1}, {"steps", "steps", 8, -1}, {"accuracy", "accuracy", 9, 4},
                   {"anti_diagonal", "anti-diag", 12, 4}, {"zeros", "zeros", 10, 4}, {"seconds", "seconds", 8, 1}}, "   ");
     t.print_header();
@@ -168,6 +177,7 @@ void section5_train(Phase5& p, nn::ScoreKind main_kind, std::int64_t hidden) {
     p.m["reversal"] = Json::Object{{"steps", p.main_steps}, {"held_out_sequences", static_cast<std::int64_t>(p.held_out.size())},
                                    {"exact_sequence_accuracy", main_eval.accuracy}, {"anti_diagonal_share", main_eval.anti_diagonal},
                                    {"accuracy_by_length", by_length_json(main_eval)}, {"train_seconds", p.runs[0].result.seconds}};
+    if (mine) p.m["reversal"]["checkpoint"] = p.opt.text("checkpoint");
 }
 
 // Step 6: output step t looks at source position L − 1 − t.
@@ -322,6 +332,8 @@ int main(int argc, char** argv) {
     const auto t_start = std::chrono::steady_clock::now();
     lab::Options opt("phase5", "Phase 5 (seeds 003-004): attention in a GRU encoder-decoder that learns to reverse digits.");
     add_common_flags(opt, {.phase = "phase5", .model = "", .seed = 5, .sentence = false});
+    opt.add("checkpoint", "PATH", "", "a reversal model from `seq2seq train`: steps 5-6 show it instead of training the "
+            "main model (its source lengths replace --length; --score and --steps then set only the comparisons)");
     opt.add("hidden", "N", "64", "GRU width of every model (the decoder state; the encoder's two directions share it)");
     opt.add("length", "N", "10", "longest source (sources have 4 to N digits)");
     opt.add("score", "KIND", "additive", "the main model's scoring: dot, scaled_dot, additive, multiplicative");
@@ -333,7 +345,18 @@ int main(int argc, char** argv) {
     const nn::ScoreKind kind = score_kind(opt);
     const std::vector<std::int64_t> cost_lengths = opt.int_list("cost-t", 1, 8192);
     Phase5 p(opt);
-    p.task.max_len = opt.integer("length", p.task.min_len, 30);
+    p.task.max_len = opt.integer("length", p.task.min_len, lab::kLongestReversal);
+    if (opt.given("checkpoint")) {
+        try {
+            p.mine = lab::load_reversal_model(opt.text("checkpoint"));
+        } catch (const std::exception& e) {
+            opt.fail("checkpoint", e.what());
+        }
+        if (opt.given("length") && p.task.max_len != p.mine.task.max_len)
+            opt.fail("length", "the checkpoint was trained on sources of up to " + std::to_string(p.mine.task.max_len) +
+                                   " digits; leave --length out to use that");
+        p.task = p.mine.task;
+    }
     p.main_steps = opt.integer("steps", 10, 1000000), p.compare_steps = p.main_steps * 3 / 10;
     std::printf("phase 5: attention in sequence-to-sequence models (seed %llu)\n", static_cast<unsigned long long>(p.seed));
     set_num_threads(1);  // training runs two models at once, one per core

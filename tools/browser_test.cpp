@@ -1,7 +1,7 @@
 // browser_test.cpp — opens out/phase3/explorer.html in headless Chromium and checks
 // that the page shows exactly the attention lines its data says it should.
 //
-//   build/browser_test [chromium-binary]     (from the repository root, after make phase3;
+//   build/browser_test [--browser chromium]  (from the repository root, after make phase3;
 //                                              tools/browser_test.sh installs Chromium first)
 //
 // For each case, the page is loaded with a URL fragment that picks a model, sentence,
@@ -32,6 +32,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lab/options.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/json.hpp"
 
@@ -184,7 +185,11 @@ std::string compare(const Lines& shown, const Lines& expected) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string browser = argc > 1 ? argv[1] : "chromium";
+    lab::Options opt("browser_test", "Checks out/phase3/explorer.html in a headless Chromium: every attention line the "
+                                     "page draws is the one its data says (run from the repository root after make phase3).");
+    opt.add("browser", "PATH", "chromium", "the Chromium binary to drive");
+    opt.parse(argc, argv);
+    const std::string browser = opt.text("browser");
     int passed = 0, failed = 0;
     auto report = [&](const std::string& name, const std::string& problem) {
         std::printf("  %s %s%s%s\n", problem.empty() ? "ok  " : "FAIL", name.c_str(), problem.empty() ? "" : ": ",

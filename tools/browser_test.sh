@@ -21,4 +21,4 @@ if ! command -v chromium >/dev/null 2>&1; then
     exit 1
   fi
 fi
-exec "$driver" chromium
+exec "$driver" --browser chromium

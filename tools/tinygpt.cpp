@@ -335,6 +335,11 @@ int cmd_train(const Args& a) {
     std::printf("tinygpt train: %s, seed %llu, %lld steps -> %s\n", describe_task(c).c_str(),
                 static_cast<unsigned long long>(c.seed), static_cast<long long>(c.steps), c.out.c_str());
     lab::TrainResult r = lab::train(c);
+    std::int64_t attention = 0;  // one block's W_Q, W_K, W_V, W_O and their biases (qkv-head: 3·d_model²)
+    for (const auto& p : r.model->named_parameters())
+        if (p.name.starts_with("blocks.0.attn.")) attention += p.tensor.numel();
+    std::printf("parameters: %lld, attention %lld per block\n", static_cast<long long>(r.model->parameter_count()),
+                static_cast<long long>(attention));
     std::printf("validation loss %.4f", r.final_eval.loss);
     if (!std::isnan(r.final_eval.floor))
         std::printf(" (Bayes floor %.4f, %+.4f above)", r.final_eval.floor, r.final_eval.loss - r.final_eval.floor);

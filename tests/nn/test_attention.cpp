@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tests/support/gradcheck_helpers.hpp"
+#include "autograd/node.hpp"
 #include "nn/attention.hpp"
 #include "nn/transformer.hpp"
 #include "tensor/npy.hpp"
@@ -128,7 +129,7 @@ TEST_CASE("MultiHeadAttention: shapes, parameter count, head mask", "[nn][attent
     mha.set_head_mask({true, true, false, true, true, true, true, true});
     CHECK_FALSE(bit_identical(mha.forward(x).output, full_out));
     mha.set_head_mask(std::vector<bool>(8, false));
-    CHECK_THAT(mha.forward(x).output.select(0, 0).select(0, 0), IsCloseTo(mha.w_o.bias, 1e-6));
+    CHECK_THAT(mha.forward(x).output.select(0, 0).select(0, 0), IsCloseTo(mha.w_o->bias, 1e-6));
 }
 
 TEST_CASE("KV-cached attention equals full causal attention", "[nn][attention][kvcache]") {
@@ -233,4 +234,52 @@ TEST_CASE("a Transformer trains on the fused path and traces on the composed one
     model.trace().enabled = false;
     CHECK(model.blocks[0]->attn.forward(randn({1, 4, 16})).weights.defined());
     CHECK(model.blocks[0]->attn.last_path().path == AttentionPath::composed);
+}
+
+namespace {
+// The ops named `name` in the graph that produced t (each node once).
+int count_ops(const Tensor& t, const std::string& name) {
+    std::vector<Node*> todo, seen;
+    if (t.impl()->grad_fn) todo.push_back(t.impl()->grad_fn.get());
+    int count = 0;
+    while (!todo.empty()) {
+        Node* n = todo.back();
+        todo.pop_back();
+        if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+        seen.push_back(n);
+        count += name == n->name;
+        for (const Tensor& in : n->inputs)
+            if (in.defined() && in.impl()->grad_fn) todo.push_back(in.impl()->grad_fn.get());
+    }
+    return count;
+}
+}  // namespace
+
+TEST_CASE("attention dropout: off in eval mode, one weighted sum in training", "[nn][attention][mha][dropout]") {
+    Generator init(3), drops(4);
+    MultiHeadAttention mha(16, 2, 0, 0, init);
+    const Tensor x = randn({2, 5, 16}, kFloat32, init);
+    mha.eval();
+    const Tensor plain = mha.forward(x).output;
+    mha.dropout = 0.5, mha.dropout_gen = &drops;
+    CHECK(bit_identical(mha.forward(x).output, plain));         // eval mode never drops
+    CHECK_THAT(mha.forward_output(x), IsCloseTo(plain, 1e-5));  // the fused path: eval mode, no dropout either
+
+    mha.train();
+    const AttentionResult dropped = mha.forward(x);
+    CHECK_FALSE(bit_identical(dropped.output, plain));  // training does drop
+    mha.dropout = 0;
+    const AttentionResult kept = mha.forward(x);
+    CHECK(bit_identical(kept.output, plain));
+    // The output's graph: four projections (W_Q, W_K, W_V, W_O), q kᵀ and one weighted sum of
+    // the values, with dropout as without. (An unused second sum would not be in the graph: the
+    // code computes only the weights before dropping them, nn::attention_weights.)
+    CHECK(count_ops(kept.output, "matmul") == 6);
+    CHECK(count_ops(dropped.output, "matmul") == count_ops(kept.output, "matmul"));
+    CHECK(bit_identical(dropped.weights, kept.weights));  // the weights returned are the undropped ones
+
+    // The bias-free single head: no W_O at all, 3·d² parameters.
+    MultiHeadAttention head(16, 1, 0, 0, init, true);
+    CHECK_FALSE(head.w_o.has_value());
+    CHECK(head.parameter_count() == 3 * 16 * 16);
 }

@@ -194,3 +194,25 @@ TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring 
     CHECK(m.at("seed").as_int64() == 2);
     CHECK(fs::exists(out + "/data/phase5_reversal_attention.npy"));
 }
+
+TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli][phase5]") {
+    const std::string model = fixture().out("reversal.safetensors");
+    const auto trained = spawn("seq2seq", {"train", "--hidden", "8", "--length", "5", "--steps", "20", "--batch", "8",
+                                           "--per-length", "5", "--out", model});
+    INFO(trained.output);
+    REQUIRE(trained.exit_code == 0);
+    check_rejected("phase5_seq2seq", {"--checkpoint", model, "--length", "7"}, "--length", "'7'", "sources of up to 5 digits");
+    check_rejected("phase5_seq2seq", {"--checkpoint", fixture().ckpt("causal_model")}, "--checkpoint", "causal_model",
+                   "not a seq2seq checkpoint");
+    const std::string out = fixture().out("p5_mine");
+    const Json m = run_ok("phase5_seq2seq", {"--checkpoint", model, "--hidden", "8", "--steps", "20", "--cost-t", "16",
+                                             "--seed", "0", "--out", out}, out, 5);
+    CHECK(m.at("reversal").at("checkpoint").as_string() == model);
+    CHECK(m.at("reversal").at("steps").as_int64() == 20);            // the checkpoint's, not a new run
+    CHECK(m.at("reversal").at("accuracy_by_length").size() == 2);    // its lengths: 4 and 5
+    // Seed 0 draws the held-out set `seq2seq eval` uses: the same model, the same accuracy.
+    const auto eval = spawn("seq2seq", {"eval", "--checkpoint", model});
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "exact-sequence accuracy %.4f,", m.at("reversal").at("exact_sequence_accuracy").as_double());
+    CHECK_THAT(eval.output, Catch::Contains(expected));
+}

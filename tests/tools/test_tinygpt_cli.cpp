@@ -158,7 +158,7 @@ TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "
          tiny_train({"--unscaled", "--dropout", "0.1", "--weight-decay", "0.05", "--clip", "0.5", "--out", knobs}), 0, "wrote"},
         {"--model qkv-head --mask-prob 0.3",
          {"train", "--model", "qkv-head", "--steps", "4", "--d-model", "16", "--layers", "1", "--context", "8", "--batch", "2",
-          "--eval-every", "2", "--mask-prob", "0.3", "--out", qkv}, 0, "wrote"},
+          "--eval-every", "2", "--mask-prob", "0.3", "--out", qkv}, 0, "attention 768 per block"},  // 3 * 16²
         {"--mask bogus", {"train", "--mask", "bogus"}, 2, "--mask needs none, causal, local:W or strided:S, got 'bogus'"},
         {"--mask local:0", {"train", "--mask", "local:0"}, 2, "--mask local:0: local:W needs an integer in [1, 8192]"},
         {"--mask local:x", {"train", "--mask", "local:x"}, 2, "local:W needs an integer"},

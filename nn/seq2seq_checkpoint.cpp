@@ -1,0 +1,160 @@
+// seq2seq_checkpoint.cpp — see seq2seq_checkpoint.hpp.
+#include "nn/seq2seq_checkpoint.hpp"
+
+#include <set>
+
+#include "autograd/node.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/safetensors.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::nn {
+
+namespace {
+constexpr ScoreKind kKinds[] = {ScoreKind::dot, ScoreKind::scaled_dot, ScoreKind::additive, ScoreKind::multiplicative};
+const std::set<std::string> kOwnKeys{"format", "format_version", "vocab", "embed", "hidden", "attn",
+                                     "attention", "positions", "scoring", "normalizer"};
+}  // namespace
+
+std::string score_kind_flag(ScoreKind kind) { return kind == ScoreKind::scaled_dot ? "scaled_dot" : score_kind_name(kind); }
+
+bool parse_score_kind(const std::string& s, ScoreKind& out) {
+    for (ScoreKind k : kKinds)
+        if (score_kind_flag(k) == s) return out = k, true;
+    return false;
+}
+
+std::string normalizer_flag(const Normalizer& n) {
+    return n.kind == Normalizer::Kind::topk ? "topk:" + std::to_string(n.k) : n.name();
+}
+
+bool parse_normalizer(const std::string& s, Normalizer& out) {
+    if (s == "softmax" || s == "sparsemax") return out = s == "softmax" ? Normalizer::softmax() : Normalizer::sparsemax(), true;
+    if (!s.starts_with("topk:") || s.size() == 5 || s.size() > 9 || s.find_first_not_of("0123456789", 5) != std::string::npos)
+        return false;
+    out = Normalizer::topk(std::stoll(s.substr(5)));
+    return true;
+}
+
+void check_seq2seq_limits(const Seq2SeqConfig& c, const std::string& who) {
+    auto within = [&](const char* name, std::int64_t v, std::int64_t lo, std::int64_t hi) {
+        if (v < lo || v > hi)
+            throw ValueError(who + ": " + name + " is " + std::to_string(v) + ", outside [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "]");
+    };
+    within("vocab", c.vocab, 1, Seq2SeqLimits::max_vocab);
+    within("embed", c.embed, 1, Seq2SeqLimits::max_width);
+    within("hidden", c.hidden, 2, Seq2SeqLimits::max_width);
+    within("attn", c.attn, 1, Seq2SeqLimits::max_width);
+    if (c.hidden % 2) throw ValueError(who + ": hidden is " + std::to_string(c.hidden) + ", not even (two encoder directions)");
+    if (c.normalizer.kind == Normalizer::Kind::topk) within("top-k", c.normalizer.k, 1, Seq2SeqLimits::max_width);
+}
+
+std::vector<ParameterSpec> seq2seq_parameter_specs(const Seq2SeqConfig& c) {
+    const std::int64_t half = c.hidden / 2;
+    std::vector<ParameterSpec> specs{{"src_emb.weight", Shape{c.vocab, c.embed}}, {"tgt_emb.weight", Shape{c.vocab, c.embed}}};
+    auto gru = [&](const std::string& name, std::int64_t in, std::int64_t h) {  // GRUCell's four, gate rows r, z, n
+        specs.push_back({name + ".weight_ih", Shape{3 * h, in}});
+        specs.push_back({name + ".weight_hh", Shape{3 * h, h}});
+        specs.push_back({name + ".bias_ih", Shape{3 * h}});
+        specs.push_back({name + ".bias_hh", Shape{3 * h}});
+    };
+    gru("encoder_fwd.cell", c.embed, half);
+    gru("encoder_bwd.cell", c.embed, half);
+    gru("decoder", c.embed + c.hidden, c.hidden);
+    if (c.attention && c.scoring == ScoreKind::additive)
+        specs.insert(specs.end(), {{"scoring.w_s.weight", Shape{c.attn, c.hidden}}, {"scoring.w_h.weight", Shape{c.attn, c.hidden}},
+                                   {"scoring.w_h.bias", Shape{c.attn}}, {"scoring.v.weight", Shape{1, c.attn}}});
+    if (c.attention && c.scoring == ScoreKind::multiplicative) specs.push_back({"scoring.w.weight", Shape{c.hidden, c.hidden}});
+    specs.push_back({"out.weight", Shape{c.vocab, 2 * c.hidden}});
+    specs.push_back({"out.bias", Shape{c.vocab}});
+    return specs;
+}
+
+void save_seq2seq(const std::string& path, const Seq2Seq& model, const std::map<std::string, std::string>& extra) {
+    const Seq2SeqConfig& c = model.config();
+    std::map<std::string, std::string> meta = extra;
+    meta["format"] = kSeq2SeqFormat;
+    meta["format_version"] = std::to_string(kSeq2SeqVersion);
+    meta["vocab"] = std::to_string(c.vocab);
+    meta["embed"] = std::to_string(c.embed);
+    meta["hidden"] = std::to_string(c.hidden);
+    meta["attn"] = std::to_string(c.attn);
+    meta["attention"] = c.attention ? "true" : "false";
+    meta["positions"] = c.positions ? "true" : "false";
+    meta["scoring"] = score_kind_flag(c.scoring);
+    meta["normalizer"] = normalizer_flag(c.normalizer);
+    std::vector<NamedTensor> tensors;
+    for (const auto& p : model.named_parameters()) tensors.push_back({p.name, p.tensor.detach()});
+    save_safetensors(path, tensors, meta);
+}
+
+LoadedSeq2Seq load_seq2seq(const std::string& path) {
+    const std::string who = "load_seq2seq: '" + path + "'";
+    // 1. The container.
+    const SafetensorsFile file = load_safetensors(path);
+    const auto& meta = file.metadata;
+    auto need = [&](const std::string& key) -> const std::string& {
+        auto it = meta.find(key);
+        if (it == meta.end()) throw IOError(who + " has no '" + key + "' in its metadata (not a seq2seq checkpoint?)");
+        return it->second;
+    };
+    auto need_int = [&](const std::string& key) {
+        const std::string& s = need(key);
+        if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+            throw IOError(who + ": metadata '" + key + "' is '" + s + "', not a whole number below 10^9");
+        return static_cast<std::int64_t>(std::stoll(s));
+    };
+    auto need_bool = [&](const std::string& key) {
+        const std::string& s = need(key);
+        if (s != "true" && s != "false") throw IOError(who + ": metadata '" + key + "' is '" + s + "', not true or false");
+        return s == "true";
+    };
+    if (need("format") != kSeq2SeqFormat)
+        throw IOError(who + " is not a seq2seq checkpoint (format '" + meta.at("format") + "'; `seq2seq train` writes them)");
+    if (need_int("format_version") != kSeq2SeqVersion)
+        throw IOError(who + " has format_version " + meta.at("format_version") + "; this build reads version " +
+                      std::to_string(kSeq2SeqVersion));
+    // 2. The configuration, bounded before anything is built from it.
+    Seq2SeqConfig c;
+    c.vocab = need_int("vocab"), c.embed = need_int("embed"), c.hidden = need_int("hidden"), c.attn = need_int("attn");
+    c.attention = need_bool("attention"), c.positions = need_bool("positions");
+    if (!parse_score_kind(need("scoring"), c.scoring))
+        throw IOError(who + ": scoring is '" + meta.at("scoring") + "', not dot, scaled_dot, additive or multiplicative");
+    if (!parse_normalizer(need("normalizer"), c.normalizer))
+        throw IOError(who + ": normalizer is '" + meta.at("normalizer") + "', not softmax, sparsemax or topk:K");
+    try {
+        check_seq2seq_limits(c, who);
+    } catch (const ValueError& e) {
+        throw IOError(e.what());
+    }
+    // 3 and 4. Exactly the tensors the configuration implies, float32, finite.
+    const std::vector<ParameterSpec> specs = seq2seq_parameter_specs(c);
+    std::set<std::string> expected;
+    for (const ParameterSpec& s : specs) {
+        const Tensor& t = file.at(s.name);  // IOError naming the missing tensor
+        if (t.dtype() != kFloat32 || t.shape() != s.shape)
+            throw IOError(who + ": tensor '" + s.name + "' is " + dtype_name(t.dtype()) + " " + t.shape().str() +
+                          ", the configuration (hidden " + std::to_string(c.hidden) + ", embed " + std::to_string(c.embed) +
+                          ", vocab " + std::to_string(c.vocab) + ") needs float32 " + s.shape.str());
+        if (const std::string bad = first_non_finite(t); !bad.empty())
+            throw IOError(who + ": tensor '" + s.name + "' holds " + bad);
+        expected.insert(s.name);
+    }
+    for (const NamedTensor& t : file.tensors)
+        if (!expected.contains(t.name))
+            throw IOError(who + ": tensor '" + t.name + "' is not a parameter of this model (" + score_kind_flag(c.scoring) +
+                          (c.attention ? " attention" : ", no attention") + ")");
+
+    // Only now: the model, no larger than the file.
+    LoadedSeq2Seq out;
+    Generator unused(0);  // every parameter is overwritten below
+    out.model = std::make_unique<Seq2Seq>(c, unused);
+    NoGradGuard no_grad;
+    for (auto& p : out.model->named_parameters()) copy_(p.tensor, file.at(p.name));
+    for (const auto& [k, v] : meta)
+        if (!kOwnKeys.contains(k)) out.extra[k] = v;
+    return out;
+}
+
+}  // namespace attnlab::nn

@@ -1,0 +1,206 @@
+// seq2seq.cpp — phase 5's GRU encoder–decoder on the reversal task, from the command line.
+//
+//   seq2seq train --out M.safetensors [--hidden 64] [--score additive] [--length 10] [--steps 1000] ...
+//   seq2seq eval  --checkpoint M.safetensors            held-out accuracy, overall and by length
+//   seq2seq show  --checkpoint M.safetensors --digits "3 1 4 1 5" --out DIR
+//                                                      the decoded output and its alignment heatmap
+//
+// The model, the task and the training loop are phase 5's (nn/seq2seq.hpp, data/reversal.hpp,
+// lab/seq2seq_experiment.hpp); the checkpoint format is nn/seq2seq_checkpoint.hpp, which also
+// keeps the task (the source lengths trained on) and the run's settings.
+//
+// Every command has --help. A bad flag or value exits 2 with a message naming it (lab/options);
+// a file that cannot be used (missing, corrupt, not a seq2seq checkpoint) exits 1 naming it.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "data/reversal.hpp"
+#include "lab/options.hpp"
+#include "lab/report.hpp"
+#include "lab/run_config.hpp"
+#include "lab/seq2seq_experiment.hpp"
+#include "lab/show.hpp"
+#include "nn/seq2seq_checkpoint.hpp"
+#include "plots/heatmap.hpp"
+#include "plots/save.hpp"
+#include "tensor/ops.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+constexpr std::uint64_t kHeldOutSeed = 100;       // train's report and eval draw the same held-out set
+
+std::vector<data::Digits> held_out(std::int64_t per_length, const data::ReversalConfig& task) {
+    Generator gen(kHeldOutSeed);
+    return data::held_out_sources(gen, per_length, task);
+}
+
+std::string describe(const nn::Seq2Seq& model) {
+    const nn::Seq2SeqConfig& c = model.config();
+    std::int64_t params = 0;
+    for (const Tensor& p : model.parameters()) params += p.numel();
+    return "GRU hidden " + std::to_string(c.hidden) + ", " +
+           (c.attention ? nn::score_kind_flag(c.scoring) + " attention, " + nn::normalizer_flag(c.normalizer)
+                        : std::string("no attention")) +
+           ", " + std::to_string(params) + " parameters";
+}
+
+// Accuracy overall and per source length, and the teacher-forced loss, as one table.
+void report(const lab::ReversalEval& e, std::size_t sequences) {
+    std::printf("held-out (%zu sequences): exact-sequence accuracy %.4f, cross-entropy %.9g nats/token, anti-diagonal share %.4f\n",
+                sequences, e.accuracy, e.loss, e.anti_diagonal);
+    lab::Table t({{"length", "length", 7, -1}, {"accuracy", "accuracy", 9, 4}}, "  ");
+    t.print_header();
+    for (const auto& [len, acc] : e.by_length) t.row({len, acc});
+}
+
+// ---- train ------------------------------------------------------------------------------
+
+int train(int argc, const char* const* argv) {
+    lab::Options o("seq2seq train", "Train phase 5's GRU encoder-decoder to reverse digit sequences; save it.");
+    o.add("out", "PATH", "out/checkpoints/seq2seq_model.safetensors", "the checkpoint to write (.safetensors)");
+    o.add("hidden", "N", "64", "GRU width (the decoder state; the encoder's two directions have N/2 each)");
+    o.add("score", "KIND", "additive", "scoring: dot, scaled_dot, additive, multiplicative");
+    o.add("normalizer", "NAME", "softmax", "softmax, sparsemax or topk:K (keep the K largest weights)");
+    o.add("attention", "on|off", "on", "off: the decoder sees only the final encoder state (the bottleneck)");
+    o.add("length", "N", "10", "longest source (sources have 4 to N digits)");
+    o.add("steps", "N", "1000", "optimizer steps");
+    o.add("batch", "N", "64", "sequences per step");
+    o.add("lr", "X", "0.003", "peak learning rate (Adam, linear warm-up, cosine decay to lr/100)");
+    o.add("warmup", "N", "50", "warm-up steps");
+    o.add("seed", "N", "0", "seed of the weights (the batches use seed + 1)");
+    o.add("per-length", "N", "100", "held-out sequences per length in the final report");
+    o.parse(argc, argv);
+    nn::Seq2SeqConfig c;
+    c.vocab = data::kReversalVocab;
+    c.hidden = o.integer("hidden", 2, nn::Seq2SeqLimits::max_width);
+    if (c.hidden % 2) o.fail("hidden", "must be even (the encoder's two directions have hidden / 2 each)");
+    if (!nn::parse_score_kind(o.text("score"), c.scoring)) o.fail("score", "must be one of dot, scaled_dot, additive, multiplicative");
+    if (!nn::parse_normalizer(o.text("normalizer"), c.normalizer)) o.fail("normalizer", "must be softmax, sparsemax or topk:K");
+    if (c.normalizer.kind == nn::Normalizer::Kind::topk && c.normalizer.k < 1) o.fail("normalizer", "topk needs K >= 1");
+    c.attention = o.choice("attention", {"on", "off"}) == "on";
+    data::ReversalConfig task;
+    task.max_len = o.integer("length", task.min_len, lab::kLongestReversal);
+    const std::uint64_t seed = o.seed();
+    lab::ReversalTrainConfig tc{.steps = o.integer("steps", 1, 1000000), .batch_size = o.integer("batch", 1, 4096),
+                                .lr = o.real("lr", 1e-8, 10), .warmup = o.integer("warmup", 0, 1000000), .data_seed = seed + 1, .checkpoints = {}};
+    const std::int64_t per_length = o.integer("per-length", 1, 10000);
+    const std::string path = o.text("out");
+    if (path.empty()) o.fail("out", "needs a file path");
+
+    Generator init(seed);
+    nn::Seq2Seq model(c, init);
+    std::printf("seq2seq train: reversal of %lld-%lld digits, %s; %lld steps of %lld, seed %llu\n",
+                static_cast<long long>(task.min_len), static_cast<long long>(task.max_len), describe(model).c_str(),
+                static_cast<long long>(tc.steps), static_cast<long long>(tc.batch_size), static_cast<unsigned long long>(seed));
+    const std::vector<data::Digits> eval_set = held_out(per_length, task);
+    tc.checkpoints = {tc.steps};
+    const lab::ReversalTrainResult r = lab::train_reversal(model, tc, eval_set, task);
+    const std::size_t window = std::min<std::size_t>(20, r.loss.size());
+    const lab::Curve curve = lab::smooth(r.loss, window, std::max<std::size_t>(window, r.loss.size() / 10));
+    for (std::size_t i = 0; i < curve.step.size(); ++i)
+        std::printf("  step %6.0f  loss %.4f (mean of %zu steps)\n", curve.step[i], curve.value[i], window);
+    report(r.evals.at(tc.steps), eval_set.size());
+    lab::save_reversal_model(path, model, task, {{"steps", std::to_string(tc.steps)}, {"batch", std::to_string(tc.batch_size)},
+                                   {"lr", lab::format_real(tc.lr)}, {"warmup", std::to_string(tc.warmup)},
+                                   {"seed", std::to_string(seed)}});
+    std::printf("wrote %s\n", path.c_str());
+    return 0;
+}
+
+// ---- eval -------------------------------------------------------------------------------
+
+int eval(int argc, const char* const* argv) {
+    lab::Options o("seq2seq eval", "Held-out accuracy of a seq2seq checkpoint: overall and by source length.");
+    o.add("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
+    o.add("per-length", "N", "100", "held-out sequences per source length");
+    o.add("length", "N", "", "longest source to test (default: the longest the model was trained on; up to 30)");
+    o.parse(argc, argv);
+    if (o.text("checkpoint").empty()) o.fail("checkpoint", "is required");
+    const std::int64_t per_length = o.integer("per-length", 1, 10000);
+    const std::int64_t length = o.given("length") ? o.integer("length", 1, lab::kLongestReversal) : 0;
+    lab::ReversalModel m = lab::load_reversal_model(o.text("checkpoint"));
+    if (length) {
+        if (length < m.task.min_len) o.fail("length", "must be at least the shortest trained source, " + std::to_string(m.task.min_len));
+        m.task.max_len = length;
+    }
+    std::printf("seq2seq eval: %s (%s), sources of %lld-%lld digits\n", o.text("checkpoint").c_str(),
+                describe(*m.model).c_str(), static_cast<long long>(m.task.min_len), static_cast<long long>(m.task.max_len));
+    const std::vector<data::Digits> eval_set = held_out(per_length, m.task);
+    report(lab::evaluate_reversal(*m.model, eval_set), eval_set.size());
+    return 0;
+}
+
+// ---- show -------------------------------------------------------------------------------
+
+// "3 1 4 1 5" (spaces or commas between digits) -> {3, 1, 4, 1, 5}; exits 2 naming the bad item.
+data::Digits parse_digits(const lab::Options& o) {
+    data::Digits digits;
+    for (char ch : o.text("digits")) {
+        if (ch == ' ' || ch == ',') continue;
+        if (ch < '0' || ch > '9') o.fail("digits", std::string("'") + ch + "' is not a digit 0-9 (the task's vocabulary)");
+        digits.push_back(ch - '0');
+    }
+    if (digits.empty()) o.fail("digits", "no digits (write them as \"3 1 4 1 5\")");
+    return digits;
+}
+
+int show(int argc, const char* const* argv) {
+    lab::Options o("seq2seq show", "Decode one source with a seq2seq checkpoint and draw its attention alignment.");
+    o.add("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
+    o.add("digits", "\"D D ...\"", "3 1 4 1 5", "the source, digits 0-9 separated by spaces");
+    o.add("out", "DIR", "out/seq2seq", "where alignment.svg and alignment.png go");
+    o.parse(argc, argv);
+    if (o.text("checkpoint").empty()) o.fail("checkpoint", "is required");
+    if (o.text("out").empty()) o.fail("out", "needs a directory");
+    const data::Digits source = parse_digits(o);
+    const lab::ReversalModel m = lab::load_reversal_model(o.text("checkpoint"));
+    const auto L = static_cast<std::int64_t>(source.size());
+    if (L > m.task.max_len)
+        o.fail("digits", std::to_string(L) + " digits; this model was trained on sources of at most " +
+                             std::to_string(m.task.max_len) + " (train with --length " + std::to_string(L) + ")");
+
+    const data::ReversalBatch batch = data::make_reversal_batch({source});
+    const nn::GreedyOutput out = m.model->greedy(batch.src, batch.lengths, L + 1, data::kReversalBos, data::kReversalEos);
+    const data::Digits& emitted = out.tokens[0];
+    data::Digits want = data::reversed(source);
+    want.push_back(data::kReversalEos);
+    std::printf("source   %s\noutput   %s\nreversal %s\n", data::to_string(source).c_str(), data::to_string(emitted).c_str(),
+                emitted == want ? "yes" : ("no (the reversal is " + data::to_string(want) + ")").c_str());
+    if (!out.weights.defined()) {
+        std::printf("this model has no attention (trained with --attention off): there is no alignment to draw\n");
+        return 0;
+    }
+    const Tensor w = out.weights.select(0, 0);  // [output steps, L]
+    std::cout << "attention (rows: output steps, columns: source positions)\n" << w << "\n";
+    std::vector<std::string> rows, cols;
+    for (std::int64_t i = 0; i < L; ++i) cols.push_back("x" + std::to_string(i + 1) + "=" + std::to_string(source[static_cast<std::size_t>(i)]));
+    for (std::size_t t = 0; t < emitted.size(); ++t)
+        rows.push_back("y" + std::to_string(t + 1) + "=" + data::to_string({emitted[t]}));
+    plots::HeatmapOptions opt{.title = "Alignment while reversing " + data::to_string(source), .row_labels = rows,
+                              .col_labels = cols, .x_title = "source position (digit)", .y_title = "output step (token emitted)",
+                              .vmin = 0.0, .vmax = 1.0, .annotate = L <= 12, .colorbar_label = "attention weight"};
+    const std::string stem = o.text("out") + "/alignment";
+    plots::save(plots::heatmap(lab::to_matrix(w), opt), stem);
+    std::printf("wrote %s.svg and %s.png\n", stem.c_str(), stem.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string command = lab::subcommand(argc, argv, "seq2seq", "Phase 5's GRU encoder-decoder on the reversal task.",
+                                                {{"train", "train a model and save its checkpoint"},
+                                                 {"eval", "held-out accuracy of a checkpoint, overall and by length"},
+                                                 {"show", "decode --digits and draw the attention alignment"}});
+    try {
+        if (command == "train") return train(argc - 1, argv + 1);
+        if (command == "eval") return eval(argc - 1, argv + 1);
+        return show(argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "seq2seq %s: %s\n", command.c_str(), e.what());
+        return 1;
+    }
+}
