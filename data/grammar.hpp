@@ -129,4 +129,22 @@ private:
 // subject–pronoun agreement across intervening nouns. Built once, on first use.
 const Grammar& toy_grammar();
 
+// The toy language's dependencies in a sequence of its words, as gold pairs for measuring
+// what attention heads do (lab/head_roles.hpp). Positions index `words` (no specials).
+// The pairs are read off the word classes of data/toy_grammar.cpp, the same ones the rules
+// emit, so every sentence the grammar generates gets exactly its dependencies:
+//   determiner_noun     every determiner -> the noun that ends its noun phrase
+//   subject_verb        the subject (first noun) <- its verb (the first verb, or "didn't")
+//   verb_object         the verb -> the first noun after it (object, or via a preposition)
+//   pronoun_antecedent  "it" / "they" -> the subject it agrees with
+// `from` is the word the seed's patterns put first ("the" -> "cat"; "sat" -> "cat"); `to` the other.
+// Words the language does not have (a model's generated text may hold anything) are skipped.
+enum class Relation { determiner_noun, subject_verb, verb_object, pronoun_antecedent };
+const char* relation_name(Relation r);  // "determiner->noun", "verb->subject", "verb->object", "pronoun->antecedent"
+struct GoldPair {
+    Relation relation;
+    std::int64_t from, to;
+};
+std::vector<GoldPair> toy_gold_pairs(std::span<const std::int64_t> words);
+
 }  // namespace attnlab::data

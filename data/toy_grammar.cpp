@@ -36,6 +36,7 @@
 // ("the cat sat", which the grammar does emit).
 #include "data/grammar.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace attnlab::data {
@@ -189,7 +190,49 @@ Grammar build_toy_grammar() {
     return g.build(start);
 }
 
+bool in(const WordClass& c, const std::string& w) { return std::find(c.words.begin(), c.words.end(), w) != c.words.end(); }
+bool in_any(std::initializer_list<const WordClass*> classes, const std::string& w) {
+    return std::any_of(classes.begin(), classes.end(), [&](const WordClass* c) { return in(*c, w); });
+}
+
 }  // namespace
+
+const char* relation_name(Relation r) {
+    switch (r) {
+        case Relation::determiner_noun: return "determiner->noun";
+        case Relation::subject_verb: return "verb->subject";
+        case Relation::verb_object: return "verb->object";
+        case Relation::pronoun_antecedent: return "pronoun->antecedent";
+    }
+    return "?";
+}
+
+std::vector<GoldPair> toy_gold_pairs(std::span<const std::int64_t> words) {
+    const Vocab& v = toy_grammar().vocab();
+    std::vector<GoldPair> pairs;
+    std::int64_t determiner = -1, subject = -1, verb = -1;
+    bool object_found = false;
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(words.size()); ++i) {
+        if (words[i] < 0 || words[i] >= v.size()) continue;
+        const std::string& w = v.word(words[i]);
+        if (in_any({&kThe, &kPossessive, &kSingularDet, &kPluralDet}, w)) {
+            determiner = i;
+        } else if (in_any({&kNoun[0], &kNoun[1]}, w)) {
+            if (determiner >= 0) pairs.push_back({Relation::determiner_noun, determiner, i});
+            determiner = -1;
+            if (subject < 0) subject = i;
+            else if (verb >= 0 && !object_found) pairs.push_back({Relation::verb_object, verb, i}), object_found = true;
+        } else if (verb < 0 && subject >= 0 &&
+                   in_any({&kIntransitivePast, &kIntransitivePresent[0], &kIntransitivePresent[1], &kTransitivePast,
+                           &kTransitivePresent[0], &kTransitivePresent[1], &kDidnt}, w)) {
+            verb = i;
+            pairs.push_back({Relation::subject_verb, i, subject});
+        } else if (subject >= 0 && in_any({&kPronoun[0], &kPronoun[1]}, w)) {
+            pairs.push_back({Relation::pronoun_antecedent, i, subject});
+        }
+    }
+    return pairs;
+}
 
 const Grammar& toy_grammar() {
     static const Grammar grammar = build_toy_grammar();  // thread-safe one-time initialisation

@@ -19,6 +19,8 @@
 #include "lab/attention_stats.hpp"
 #include "lab/head_analysis.hpp"
 #include "lab/report.hpp"
+#include "phases/phase2_heads_cost.hpp"
+#include "phases/phase2_parameter_counts.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
@@ -235,10 +237,12 @@ void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
     std::vector<lab::Column> cols{{"n_heads", "heads", 5, -1}, {"d_k", "d_k", 5, -1}};
     for (const lab::Column& c : evaluation_columns()) cols.push_back(c);
     cols.push_back({"seconds", "seconds", 7, 1});
+    cols.push_back({"ms_per_step", "ms/step", 7, 1});
     lab::Table t(cols);
     t.print_header();
     for (const lab::SweepPoint& pt : lab::heads_sweep(sweep, head_counts))
-        t.row({pt.n_heads, pt.d_k, pt.eval.loss, pt.eval.accuracy, pt.eval.floor, pt.parameters, pt.seconds});
+        t.row({pt.n_heads, pt.d_k, pt.eval.loss, pt.eval.accuracy, pt.eval.floor, pt.parameters, pt.seconds,
+               1000 * pt.seconds / static_cast<double>(steps)});
     p.m["heads_sweep"] = Json::Object{{"d_model", sweep.d_model}, {"n_layers", sweep.n_layers}, {"context", sweep.context},
                                       {"batch", sweep.batch}, {"steps", sweep.steps}, {"seed", static_cast<std::int64_t>(sweep.seed)},
                                       {"results", t.json()}};
@@ -249,6 +253,7 @@ void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
                                     .x_title = "heads H (log scale; d_k = " + dm + " / H)", .y_title = "loss (nats)", .log_x = true}),
                  "heads_sweep",
                  "Phase 2: validation loss against the number of heads at d_model " + dm + ", with the Bayes floor.");
+    phase2::draw_time_per_step(p, t, d_model, sweep.context);
 }
 
 }  // namespace
@@ -277,6 +282,7 @@ int main(int argc, char** argv) {
     section4_head_similarity(p);
     section5_concat_projection(p);
     section6a_single_vs_multi(p);
+    phase2::section_single_vs_multi_parameters(p, d_model, 4);
     section6b_heads_sweep(p, head_counts, d_model, steps);
     p.out.save_metrics();
 }

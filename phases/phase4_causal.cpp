@@ -19,6 +19,7 @@
 #include "lab/report.hpp"
 #include "nn/generate.hpp"
 #include "phases/phase4_experiments.hpp"
+#include "phases/phase4_pruning.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -52,9 +53,6 @@ struct Phase4 : Frame {
     std::int64_t T = 0;
     std::unique_ptr<nn::Transformer> encoder;  // the model's weights without the mask
     lab::TrainResult masked, unmasked;     // step 4's runs (masked is also step 7's and 8's reference)
-    std::vector<double> entropy_steps;
-    std::vector<std::vector<double>> entropy;  // [record][head]
-    std::int64_t probe_T = 0;                  // tokens per row of the sequences the entropy is measured on
     nn::Transformer& gpt() const { return *ckpt.model; }
 };
 
@@ -135,18 +133,13 @@ void section3_verify_causality(Phase4& p) {
     p.m["causality_check"] = causality;
 }
 
-// Step 4's two runs; the one with the mask records its heads' entropy for step 8.
+// Step 4's two runs, the first --steps of the recipe with and without the mask.
 void train_with_and_without(Phase4& p) {
     const lab::TrainConfig& r = p.recipe;
     std::printf("each run: the model's recipe (d_model %lld, %lld heads, %lld layers, T %lld, B %lld), its first %lld steps\n",
                 (long long)r.d_model, (long long)r.n_heads, (long long)r.n_layers, (long long)r.context, (long long)r.batch,
                 (long long)p.steps);
-    const Tensor probe = data::make_lm_validation(data::toy_grammar(), 1, 16, r.context)[0].ids;  // entropy is measured on it
-    p.probe_T = probe.size(1);
-    auto record = [&](std::int64_t step, nn::Transformer& model) {
-        p.entropy_steps.push_back(double(step)), p.entropy.push_back(phase4::mean_entropy_per_head(model, probe));
-    };
-    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery, record);
+    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery);
     p.unmasked = phase4::train_variant(r, {"no mask", false}, p.steps, p.steps);
     const std::string checkpoint = p.opt.text("checkpoint"), csv_path = lab::loss_csv_path(checkpoint);
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
@@ -322,23 +315,29 @@ void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& varian
 
 void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>& heads) {
     section("8. Attention entropy during training, and pruning heads");
+    // The recipe's whole run (causal_model's own training, replayed), not only step 4's first --steps.
+    const Tensor probe = data::make_lm_validation(data::toy_grammar(), 1, 16, p.recipe.context)[0].ids;  // (1, T)
+    const phase4::EntropyRun run = phase4::entropy_over_training(p.recipe, kEntropyEvery, probe);
+    const std::vector<double> trained = phase4::mean_entropy_per_head(p.gpt(), probe);  // the loaded checkpoint's
+    const double last = run.steps.back();
     std::vector<plots::Series> es;
     for (std::size_t h = 0; h < heads.size(); ++h) {
-        plots::Series s{.name = heads[h], .x = p.entropy_steps};
-        for (const auto& e : p.entropy) s.y.push_back(e[h]);
-        std::printf("%s mean entropy: step 0 %.3f -> step %lld %.3f nats\n", heads[h].c_str(), s.y.front(),
-                    (long long)p.steps, s.y.back());
+        plots::Series s{.name = heads[h], .x = run.steps};
+        for (const auto& e : run.entropy) s.y.push_back(e[h]);
+        std::printf("%s mean entropy: step 0 %.3f -> step %lld %.3f nats (the checkpoint: %.3f)\n", heads[h].c_str(),
+                    s.y.front(), (long long)last, s.y.back(), trained[h]);
         p.m["entropy_evolution"][heads[h]] = json_of(s.y);
         es.push_back(s);
     }
-    const double uniform = phase4::uniform_causal_entropy(p.probe_T);
-    es.push_back({.name = "uniform over allowed keys", .x = {0, double(p.steps)}, .y = {uniform, uniform},
+    const double uniform = phase4::uniform_causal_entropy(probe.size(1));
+    es.push_back({.name = "uniform over allowed keys", .x = {0, last}, .y = {uniform, uniform},
                   .color = plots::palette::ink, .markers = false, .dashed = true});
-    p.m["entropy_evolution"]["steps"] = json_of(p.entropy_steps);
+    p.m["entropy_evolution"]["steps"] = json_of(run.steps);
     p.m["entropy_evolution"]["uniform_reference"] = uniform;
-    const std::string title = "Attention entropy per head: the model's first " + std::to_string(p.steps) + " steps";
+    p.m["entropy_evolution"]["checkpoint"] = json_of(trained);
+    const std::string title = "Attention entropy per head over the whole training run (" + std::to_string((long long)last) + " steps)";
     p.out.figure(plots::line_chart(es, {.title = title, .x_title = "training step", .y_title = "entropy (nats)"}), "entropy_evolution",
-                 "Phase 4: attention entropy per head during training.");
+                 "Phase 4: attention entropy per head over causal_model's whole training run, against uniform attention.");
 }
 
 // --prune each: one head off at a time (experiment 1). --prune L.H,L.H,...: those heads off
@@ -416,6 +415,7 @@ int main(int argc, char** argv) {
     section7_custom_masks(p, variants);
     section8a_entropy_during_training(p, phase4::head_names(p.gpt()));
     section8b_head_pruning(p, phase4::head_names(p.gpt()), order);
+    phase4::section_pruning_to_minimum(p, p.gpt());
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());

@@ -286,6 +286,21 @@ inline lab::TrainResult train_variant(const lab::TrainConfig& base, const Varian
     return lab::train(c);
 }
 
+// The attention entropy of every head (head_names order, on `probe`) over a whole training
+// run of `base`, at step 0 and every `every` steps (and the last): the run is the recipe's
+// own, so with causal_model's recipe its last record is the checkpoint's entropy.
+struct EntropyRun {
+    std::vector<double> steps;
+    std::vector<std::vector<double>> entropy;  // [record][head]
+};
+inline EntropyRun entropy_over_training(const lab::TrainConfig& base, std::int64_t every, const Tensor& probe) {
+    EntropyRun r;
+    train_variant(base, {"causal"}, base.steps, every, [&](std::int64_t step, nn::Transformer& model) {
+        r.steps.push_back(static_cast<double>(step)), r.entropy.push_back(mean_entropy_per_head(model, probe));
+    });
+    return r;
+}
+
 // How many leading steps of `curve` appear, with the same training loss to the CSV's
 // six decimals, in a loss CSV written by lab::train ("step,loss,val_loss" rows).
 inline std::int64_t matching_steps(const std::string& csv, const std::vector<lab::TrainPoint>& curve) {

@@ -1,0 +1,77 @@
+// head_roles.cpp — see head_roles.hpp.
+#include "lab/head_roles.hpp"
+
+#include <algorithm>
+
+#include "autograd/node.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::lab {
+namespace {
+
+HeadRoleScore& slot(std::vector<HeadRoleScore>& v, const std::string& relation, std::int64_t l, std::int64_t h) {
+    for (HeadRoleScore& s : v)
+        if (s.relation == relation && s.layer == l && s.head == h) return s;
+    return v.emplace_back(HeadRoleScore{relation, l, h, 0, 0, 0});
+}
+
+// "determiner->noun" read the other way: "noun->determiner"
+std::string reversed(const std::string& name) {
+    const auto arrow = name.find("->");
+    return name.substr(arrow + 2) + "->" + name.substr(0, arrow);
+}
+
+}  // namespace
+
+void accumulate_head_roles(const std::vector<Tensor>& layers, const std::vector<data::GoldPair>& gold, bool causal,
+                           std::vector<HeadRoleScore>& into) {
+    for (std::int64_t l = 0; l < static_cast<std::int64_t>(layers.size()); ++l) {
+        const Tensor& w = layers[static_cast<std::size_t>(l)];  // [H, T, T]
+        const std::int64_t H = w.size(0), T = w.size(1);
+        const std::vector<float> values = w.contiguous().to_vector<float>();
+        auto at = [&](std::int64_t h, std::int64_t q, std::int64_t k) { return values[static_cast<std::size_t>((h * T + q) * T + k)]; };
+        auto uniform = [&](std::int64_t q) { return 1.0 / static_cast<double>(causal ? q + 1 : T); };
+        for (std::int64_t h = 0; h < H; ++h) {
+            for (const data::GoldPair& g : gold) {
+                std::int64_t q = g.from + 1, k = g.to + 1;  // +1: <bos> comes first
+                std::string name = data::relation_name(g.relation);
+                if (causal && k > q) std::swap(q, k), name = reversed(name);
+                if (q >= T || k >= T) continue;
+                HeadRoleScore& s = slot(into, name, l, h);
+                s.weight += at(h, q, k), s.uniform += uniform(q), ++s.pairs;
+            }
+            HeadRoleScore& s = slot(into, "previous token", l, h);
+            for (std::int64_t q = 1; q < T; ++q) s.weight += at(h, q, q - 1), s.uniform += uniform(q), ++s.pairs;
+        }
+    }
+}
+
+void finish_head_roles(std::vector<HeadRoleScore>& scores) {
+    for (HeadRoleScore& s : scores)
+        if (s.pairs > 0) s.weight /= static_cast<double>(s.pairs), s.uniform /= static_cast<double>(s.pairs);
+}
+
+std::vector<Tensor> attention_layers(nn::Transformer& model, const std::vector<std::int64_t>& ids) {
+    NoGradGuard no_grad;
+    model.eval();
+    model.trace().clear(), model.trace().enabled = true;
+    model.forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));  // [1, T] -> logits [1, T, V]
+    std::vector<Tensor> layers;
+    for (const Tensor& w : model.trace().layers) layers.push_back(w.select(0, 0));  // [1, H, T, T] -> [H, T, T]
+    model.trace().enabled = false, model.trace().clear();
+    return layers;
+}
+
+std::vector<HeadRoleScore> measure_head_roles(nn::Transformer& model, const std::vector<std::vector<std::int64_t>>& sentences) {
+    std::vector<HeadRoleScore> scores;
+    for (const auto& words : sentences) {
+        std::vector<std::int64_t> ids{data::Vocab::kBos};
+        ids.insert(ids.end(), words.begin(), words.end());
+        ids.push_back(data::Vocab::kEos);
+        accumulate_head_roles(attention_layers(model, ids), data::toy_gold_pairs(words), model.config().causal, scores);
+    }
+    finish_head_roles(scores);
+    return scores;
+}
+
+}  // namespace attnlab::lab

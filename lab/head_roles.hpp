@@ -1,0 +1,44 @@
+// head_roles.hpp — what each attention head does with the toy grammar's dependencies:
+// per head, the mean attention weight a gold pair's query puts on its gold key
+// (data/grammar.hpp: toy_gold_pairs), beside the weight uniform attention would give.
+//
+//   score(layer, head, relation) = mean over the pairs of W[layer][head][query][key]
+//
+// Sequences are <bos> words <eos> (how the models were trained), so word i sits at
+// position i + 1. A pair's query is its `from` word and its key the `to` word (the seed's
+// direction: "sat" -> "cat"); where the mask hides that key from that query (a causal
+// model, a determiner before its noun) the pair is measured the other way round and its
+// relation named so ("noun->determiner"). Also measured: previous-token attention
+// (W[i][i−1] over every query after <bos>), the seed's "sequential" head.
+// Left out: semantic relations (the grammar has no notion of related nouns).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "data/grammar.hpp"
+#include "nn/transformer.hpp"
+
+namespace attnlab::lab {
+
+struct HeadRoleScore {
+    std::string relation;  // "verb->subject", ..., "previous token"
+    std::int64_t layer = 0, head = 0;  // from 0
+    double weight = 0;    // mean attention on the gold key
+    double uniform = 0;   // mean of 1 / (keys the query may see) over the same pairs
+    std::int64_t pairs = 0;
+};
+
+// One sequence's attention (layers[l]: [H, T, T]) and the gold pairs of its words:
+// sums per (relation, layer, head) are accumulated into `into` (weight and uniform summed,
+// pairs counted); finish_head_roles turns the sums into means.
+void accumulate_head_roles(const std::vector<Tensor>& layers, const std::vector<data::GoldPair>& gold, bool causal,
+                           std::vector<HeadRoleScore>& into);
+void finish_head_roles(std::vector<HeadRoleScore>& scores);
+
+// The model's attention on each sentence (<bos> words <eos>), every relation, every head.
+std::vector<HeadRoleScore> measure_head_roles(nn::Transformer& model, const std::vector<std::vector<std::int64_t>>& sentences);
+
+// Per layer attention weights [H, T, T] of the model on ids [T].
+std::vector<Tensor> attention_layers(nn::Transformer& model, const std::vector<std::int64_t>& ids);
+
+}  // namespace attnlab::lab
