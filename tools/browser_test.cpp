@@ -23,7 +23,9 @@
 //   neuron    the neuron view's q, k, their products, score, scaled score and weight equal
 //             attnlab's q = ln1(x) W_Qᵀ + b_Q (and k) for one head, query and key;
 //   unknown   a word the model lacks is named on the page with lab::nearest_words's five,
-//             and nothing is drawn — no script error.
+//             and nothing is drawn — no script error;
+//   any model the page lab::write_explorer writes for a checkpoint (tinygpt show's), here a
+//             character model with a local window: its numbers, as above.
 // Every case requires the page's #error element to be empty, except the cases that give a
 // bad fragment, which require the page to say so. Finally a screenshot is taken
 // (out/phase3/explorer_screenshot.png) for a person to look at.
@@ -47,6 +49,7 @@
 
 #include "autograd/node.hpp"
 #include "lab/options.hpp"
+#include "lab/show.hpp"
 #include "nn/checkpoint.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/json.hpp"
@@ -165,14 +168,17 @@ struct Reference {
     std::vector<Tensor> layers;
 };
 
-// The text as the page's data says the model reads it (word models only: the toy models).
+// The text as the page's data says the model reads it: words, or characters (ASCII here).
 std::vector<std::string> framed_tokens(const Json& model, const std::string& text) {
     std::vector<std::string> tokens;
     const Json& tokenizer = model.at("tokenizer");
-    if (tokenizer.at("unit").as_string() != "word") throw ValueError("browser_test: expected a word model, got " + tokenizer.at("unit").as_string());
     for (const Json& t : tokenizer.at("prefix").as_array()) tokens.push_back(t.as_string());
-    std::istringstream words(text);
-    for (std::string w; words >> w;) tokens.push_back(w);
+    if (tokenizer.at("unit").as_string() == "char") {
+        for (char c : text) tokens.push_back(std::string(1, c));
+    } else {
+        std::istringstream words(text);
+        for (std::string w; words >> w;) tokens.push_back(w);
+    }
     for (const Json& t : tokenizer.at("suffix").as_array()) tokens.push_back(t.as_string());
     return tokens;
 }
@@ -234,7 +240,7 @@ using Report = std::function<void(const std::string&, const std::string&)>;
 
 struct Checker {
     std::string browser, url;
-    Json data;
+    Json data, extra;                     // the page's data; another page's (character_model_page)
     std::map<std::string, Model> models;  // by key
     Report report;
     double worst_logit = 0, worst_weight = 0;
@@ -253,9 +259,9 @@ struct Checker {
         return error.empty() ? "" : "the page reports an error: " + error;
     }
 
-    // Every model's numbers on `text` (fragment chooses it) against attnlab's.
-    void numbers(const std::string& fragment, const std::string& text) {
-        const std::string page = dom(fragment + "&numbers=1");
+    // Every model's numbers on `text` (fragment chooses it) against attnlab's, on this page or another one.
+    void numbers(const std::string& fragment, const std::string& text, const std::string& other_page = "") {
+        const std::string page = other_page.empty() ? dom(fragment + "&numbers=1") : chromium(browser, "--dump-dom", other_page + fragment + "&numbers=1");
         std::string problem = page_error(page);
         std::string measured;
         if (problem.empty()) {
@@ -277,7 +283,8 @@ struct Checker {
                 if (dl > kTolerance || dw > kTolerance) problem = key + ": differs from attnlab by more than 1e-4";
             }
         }
-        report("numbers \"" + text + "\": " + measured, problem);
+        report(std::string(other_page.empty() ? "" : "a character model's page (tinygpt show's): ") + "numbers \"" + text + "\": " + measured,
+               problem);
     }
 
     // What the head view must show for `c`, from attnlab's weights: lines, and those at the 4-decimal edge.
@@ -403,6 +410,24 @@ struct Checker {
     }
 };
 
+std::string url_encode(const std::string& text);
+
+// The page `tinygpt show --checkpoint` writes, for a character model with random weights (scaled up
+// so attention is far from uniform) and a ±2 window on top of the causal mask: its numbers on a text.
+void character_model_page(Checker& check) {
+    nn::LoadedCheckpoint ck;
+    ck.model = std::make_unique<nn::Transformer>(
+        nn::TransformerConfig{.vocab_size = 5, .d_model = 16, .n_heads = 2, .n_layers = 2, .context = 16, .causal = true, .window = 2}, 3);
+    for (const nn::NamedParameter& p : ck.model->named_parameters())
+        if (p.name.find("ln") == std::string::npos) copy_(p.tensor.detach(), p.tensor.detach() * 30.0);
+    ck.info = {"char", {"<pad>", "a", "b", "c", " "}, {}};
+    const std::string dir = (std::filesystem::temp_directory_path() / "attnlab_browser_test_chars").string();
+    const std::string page = lab::write_explorer(ck, "chars", {}, dir);
+    check.extra = load_json(dir + "/explorer_data.json");
+    check.models["model"] = Model{&check.extra.at("models").as_array().at(0), std::move(ck)};
+    check.numbers("text=" + url_encode("abc cab ba"), "abc cab ba", "file://" + std::filesystem::absolute(page).string() + "#");
+}
+
 // %-escapes for a URL fragment (letters, digits and -_.~ as they are).
 std::string url_encode(const std::string& text) {
     std::string out;
@@ -418,7 +443,7 @@ std::string url_encode(const std::string& text) {
 }
 
 void run_checks(const std::string& browser, const Report& report, double& worst_logit, double& worst_weight) {
-    Checker check{browser, "file://" + std::filesystem::absolute(kPage).string() + "#", load_json(kData), {}, report};
+    Checker check{browser, "file://" + std::filesystem::absolute(kPage).string() + "#", load_json(kData), {}, {}, report};
     for (const Json& m : check.data.at("models").as_array())
         check.models[m.at("key").as_string()] = Model{&m, nn::load_checkpoint(m.at("source").as_string())};
 
@@ -457,6 +482,7 @@ void run_checks(const std::string& browser, const Report& report, double& worst_
            Checker::compare(first, other_lines, other_edge).empty() ? "the comparison accepted them" : "");
     check.neuron();
     check.unknown_word();
+    character_model_page(check);
 
     std::filesystem::remove(kScreenshot);
     chromium(browser, "--screenshot=" + std::filesystem::absolute(kScreenshot).string() + " --window-size=1280,1500 --hide-scrollbars",
