@@ -531,6 +531,7 @@ function render() {
   if (result.problem) {
     for (const id of ["model-view", "neuron", "predictions", "detail"]) document.getElementById(id).replaceChildren();
     svg.replaceChildren();
+    svg.setAttribute("width", 0), svg.setAttribute("height", 0);  // no empty frame where the drawing was
     document.getElementById("numbers-json").textContent = "";
     status.textContent = `${model().name}, ${what}: nothing to show`;
   } else {
