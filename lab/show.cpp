@@ -1,11 +1,14 @@
 // show.cpp — see show.hpp.
 #include "lab/show.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "lab/attention_stats.hpp"
 #include "lab/explorer/explorer.hpp"
+#include "lab/task.hpp"
+#include "nn/flash_attention.hpp"
 #include "plots/color.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
@@ -45,6 +48,13 @@ void check(const AttentionOf& a) {
 }
 
 namespace {
+
+// The id of special token `token` (a framing's <bos>, <eos>); ValueError if the vocabulary lacks it.
+std::int64_t explorer_token_id(const nn::LoadedCheckpoint& ck, const std::string& token, const std::string& source) {
+    const auto it = std::find(ck.info.vocab.begin(), ck.info.vocab.end(), token);
+    if (it == ck.info.vocab.end()) throw ValueError("explorer: '" + source + "' has no token " + token + " to frame a text with");
+    return it - ck.info.vocab.begin();
+}
 
 std::string layer_head(std::size_t l, std::int64_t h) { return "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1); }
 
@@ -133,28 +143,88 @@ std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first
     return out;
 }
 
+Framing prompt_framing(const nn::LoadedCheckpoint& ck) {
+    if (task_from_kind(ck.info.kind) == Task::chars) return {true, {}, {}};
+    const auto corpus = ck.metadata.find("corpus");
+    if (corpus != ck.metadata.end() && !corpus->second.empty()) return {};
+    return {false, {"<bos>"}, {}};
+}
+
+Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m) {
+    const nn::Transformer& model = *ck.model;
+    const nn::TransformerConfig& c = model.config();
+    if (static_cast<std::int64_t>(ck.info.vocab.size()) != c.vocab_size)
+        throw ValueError("explorer: '" + m.source + "' has " + std::to_string(ck.info.vocab.size()) + " vocabulary entries for vocab_size " +
+                         std::to_string(c.vocab_size));
+    for (const std::string& t : m.framing.prefix) explorer_token_id(ck, t, m.source);
+    for (const std::string& t : m.framing.suffix) explorer_token_id(ck, t, m.source);
+    const double scale = nn::attention_scale("explorer", c.d_model / c.n_heads, model.blocks[0]->attn.scale);
+    Json config = Json::Object{{"d_model", c.d_model}, {"context", c.context}, {"window", c.window}, {"stride", c.stride},
+                               {"scale", scale}, {"qkv_only", c.qkv_only}};
+    Json tokenizer = Json::Object{{"unit", m.framing.chars ? "char" : "word"},
+                                  {"prefix", Json(Json::Array(m.framing.prefix.begin(), m.framing.prefix.end()))},
+                                  {"suffix", Json(Json::Array(m.framing.suffix.begin(), m.framing.suffix.end()))}};
+    Json tensors = Json::array();
+    std::vector<float> weights;
+    for (const nn::NamedParameter& p : model.named_parameters()) {
+        Json shape = Json::array();
+        for (std::int64_t d = 0; d < p.tensor.dim(); ++d) shape.push_back(p.tensor.size(d));
+        tensors.push_back(Json::Object{{"name", p.name}, {"shape", std::move(shape)}});
+        const std::vector<float> v = p.tensor.contiguous().to_vector<float>();
+        weights.insert(weights.end(), v.begin(), v.end());
+    }
+    return Json::Object{{"key", m.key}, {"name", m.name}, {"causal", c.causal}, {"description", m.description},
+                        {"source", m.source}, {"n_layers", c.n_layers}, {"n_heads", c.n_heads}, {"config", std::move(config)},
+                        {"vocab", Json(Json::Array(ck.info.vocab.begin(), ck.info.vocab.end()))},
+                        {"tokenizer", std::move(tokenizer)}, {"tensors", std::move(tensors)},
+                        {"weights", explorer::base64(explorer::float32_bytes(weights))}};
+}
+
+Json explorer_data(const std::vector<std::pair<std::string, std::vector<std::string>>>& sentences, Json models) {
+    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 2}, {"decimals", explorer::kDecimals},
+                             {"sentences", Json::array()}, {"models", std::move(models)}};
+    std::int64_t H = 0;
+    for (const Json& m : data.at("models").as_array()) H = std::max(H, m.at("n_heads").as_int64());
+    for (std::size_t h = 0; h < static_cast<std::size_t>(H); ++h) data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
+    for (const auto& [text, tokens] : sentences)
+        data["sentences"].push_back(Json::Object{{"text", text}, {"tokens", Json(Json::Array(tokens.begin(), tokens.end()))}});
+    return data;
+}
+
+std::string write_explorer_page(const Json& data, const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    save_json(dir + "/explorer_data.json", data);
+    write_file_atomic(dir + "/explorer.html", explorer::render_page(data));
+    return dir + "/explorer.html";
+}
+
 std::string write_explorer(const std::string& name, bool causal, const std::vector<AttentionOf>& sequences, const std::string& dir) {
     if (sequences.empty()) throw ValueError("show: no sequences for the explorer");
     for (const AttentionOf& a : sequences) check(a);
     const std::int64_t L = static_cast<std::int64_t>(sequences[0].layers.size()), H = sequences[0].layers[0].size(0);
-    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 1}, {"decimals", explorer::kDecimals}};
-    for (std::size_t h = 0; h < static_cast<std::size_t>(H); ++h) data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
     Json model = Json::Object{{"key", "model"}, {"name", name}, {"causal", causal},
                               {"description", causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all"},
                               {"n_layers", L}, {"n_heads", H}, {"attention", Json::array()}};
+    std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
     for (const AttentionOf& a : sequences) {
         if (static_cast<std::int64_t>(a.layers.size()) != L || a.layers[0].size(0) != H)
             throw ShapeError("show: '" + a.text + "' has " + std::to_string(a.layers.size()) + " layers of " +
                              std::to_string(a.layers[0].size(0)) + " heads, the first sequence " + std::to_string(L) + " of " +
                              std::to_string(H));
-        data["sentences"].push_back(Json::Object{{"text", a.text}, {"tokens", Json(Json::Array(a.tokens.begin(), a.tokens.end()))}});
+        sentences.emplace_back(a.text, a.tokens);
         model["attention"].push_back(explorer::attention_json(a.layers));
     }
-    data["models"].push_back(std::move(model));
-    std::filesystem::create_directories(dir);
-    save_json(dir + "/explorer_data.json", data);
-    write_file_atomic(dir + "/explorer.html", explorer::render_page(data));
-    return dir + "/explorer.html";
+    return write_explorer_page(explorer_data(sentences, Json(Json::Array{std::move(model)})), dir);
+}
+
+std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& name, const std::vector<AttentionOf>& sequences,
+                           const std::string& dir) {
+    const bool causal = ck.model->config().causal;
+    const Json model = explorer_model(ck, {"model", name, causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all",
+                                           name, prompt_framing(ck)});
+    std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
+    for (const AttentionOf& a : sequences) sentences.emplace_back(a.text, a.tokens);
+    return write_explorer_page(explorer_data(sentences, Json(Json::Array{model})), dir);
 }
 
 }  // namespace attnlab::lab

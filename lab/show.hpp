@@ -5,14 +5,20 @@
 //   attention_flow       every layer × head as query -> key lines, width = weight
 //   attention_rollout    the last layer (heads averaged) beside the rollout through all layers
 //   attention_entropy    mean entropy of each head's rows (0 = one key, ln T = uniform)
-// Each as .svg and .png in the output folder, from one sequence's weights. write_explorer
-// puts any number of sequences into the explorer page (lab/explorer/), as phase 3 does.
+// Each as .svg and .png in the output folder, from one sequence's weights.
+//
+// The explorer page (lab/explorer/) for phase 3 and `tinygpt show`: explorer_model puts a
+// checkpoint into it (weights, vocabulary, config: the page runs the model on any text),
+// write_explorer_page writes the page and its data. write_explorer with a checkpoint is
+// `tinygpt show --checkpoint`'s live page; without one, recorded weights only (--from-npy).
 #pragma once
 #include <string>
 #include <vector>
 
+#include "nn/checkpoint.hpp"
 #include "plots/chart_input.hpp"
 #include "plots/scene.hpp"
+#include "tensor/json.hpp"
 #include "tensor/tensor.hpp"
 
 namespace attnlab::lab {
@@ -34,10 +40,38 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
 // `first_generated` on) against every position before them: what each new token read.
 std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first_generated, const std::string& dir);
 
-// dir/explorer.html (self-contained) and dir/explorer_data.json: one model (`name`; `causal`
-// greys the blocked pairs) on every sequence of `sequences` (same layer and head counts).
-// Returns the page's path.
+// How the page turns a text into one model's tokens: whitespace-separated words or
+// characters, between fixed tokens (phase 3's <bos> words <eos>, as the toy rows were packed).
+struct Framing {
+    bool chars = false;
+    std::vector<std::string> prefix, suffix;
+};
+
+// How `tinygpt eval`/`show` read a prompt: characters for a char model; words after <bos>
+// for the toy grammar (its rows open with it), words alone for a word corpus (one stream).
+Framing prompt_framing(const nn::LoadedCheckpoint& ck);
+
+// A model the page runs itself (the format is in lab/explorer/explorer.hpp). `source`
+// names the checkpoint it came from; tools/browser_test.cpp loads it to check the page.
+struct ExplorerModel {
+    std::string key, name, description, source;
+    Framing framing;
+};
+Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m);
+
+// The page's data: the listed sentences (text, tokens) and the models (explorer_model's, or recorded).
+Json explorer_data(const std::vector<std::pair<std::string, std::vector<std::string>>>& sentences, Json models);
+
+// dir/explorer.html (self-contained) and dir/explorer_data.json from `data`; returns the page's path.
+std::string write_explorer_page(const Json& data, const std::string& dir);
+
+// Recorded weights only: one model (`name`; `causal` greys the blocked pairs) on every sequence
+// of `sequences` (same layer and head counts); the page shows those and cannot run others.
 std::string write_explorer(const std::string& name, bool causal, const std::vector<AttentionOf>& sequences, const std::string& dir);
+
+// The live page for checkpoint `ck` (called `name`), listing the sequences' texts first.
+std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& name, const std::vector<AttentionOf>& sequences,
+                           const std::string& dir);
 
 // A 2-D tensor as a plots::Matrix (rows of doubles).
 plots::Matrix to_matrix(const Tensor& t);

@@ -10,7 +10,7 @@
 //   3. one head's matrix as a 3-D landscape, turning through 360 degrees
 //   4. attention rollout through causal_model's layers, beside its raw last layer
 //   5. attention distance per layer and head: local or global, causal or bidirectional?
-//   6. the explorer page, with every toy sentence in both models
+//   6. the explorer page: both models' weights, run live in the page on any text (the toy sentences listed)
 // and writes out/phase3/: attention_flow, 3d_attention (+ .gif), attention_rollout,
 // attention_distance (.svg + .png), explorer.html, explorer_data.json, metrics.json.
 // Every figure and printed line numbers layers and heads from 1 (layer 1, head 1), as
@@ -22,12 +22,13 @@
 // by default; multi_head_model stays the bidirectional one to compare), --seed, --out.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <numeric>
 
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
 #include "lab/attention_stats.hpp"
-#include "lab/explorer/explorer.hpp"
+#include "lab/show.hpp"
 #include "phases/phase3_head_types.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"
@@ -297,32 +298,27 @@ void section5_attention_distance(Phase3& p) {
 }
 
 void section6_explorer(Phase3& p) {
-    phase::section("6. The explorer: every sentence in both models");
-    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 1}, {"decimals", explorer::kDecimals}};
-    for (std::size_t h = 0; h < static_cast<std::size_t>(p.H); ++h)
-        data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
+    phase::section("6. The explorer: both models, live, on the toy sentences or any text in their vocabulary");
+    std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
     const std::vector<std::string>& vocab = p.models[0].checkpoint.info.vocab;
     for (std::size_t s = 0; s < p.sentences.size(); ++s) {
         std::string text;
         for (std::int64_t id : p.sentences[s]) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(id)];
-        const auto& t = p.sentence_tokens[s];
-        data["sentences"].push_back(Json::Object{{"text", text}, {"tokens", Json(Json::Array(t.begin(), t.end()))}});
+        sentences.emplace_back(text, p.sentence_tokens[s]);
     }
+    Json models = Json::array();
     for (Studied& s : p.models) {
-        const nn::TransformerConfig& c = s.model().config();
-        Json md = Json::Object{{"key", s.key}, {"name", s.name}, {"causal", c.causal},
-                               {"description", c.causal ? "TinyGPT, next-token prediction: a token sees itself and earlier ones"
-                                                        : "bidirectional encoder, masked-token prediction: a token sees all"},
-                               {"n_layers", c.n_layers}, {"n_heads", c.n_heads}, {"attention", Json::array()}};
-        for (const Layers& layers : s.attention) md["attention"].push_back(explorer::attention_json(layers));
-        data["models"].push_back(std::move(md));
+        const bool causal = s.model().config().causal;
+        models.push_back(lab::explorer_model(
+            s.checkpoint, {s.key, s.name,
+                           causal ? "TinyGPT, next-token prediction: a token sees itself and earlier ones"
+                                  : "bidirectional encoder, masked-token prediction: a token sees all",
+                           p.opt.text(s.key == "causal" ? "checkpoint" : "compare-checkpoint"), {false, {"<bos>"}, {"<eos>"}}}));  // as section 1 frames them
     }
-    save_json(p.out.dir() + "/explorer_data.json", data);
-    const std::string page = explorer::render_page(data);
-    write_file_atomic(p.out.dir() + "/explorer.html", page);
-    std::printf("  wrote %s/explorer.html (%zu KB, %zu sentences x %zu models) and explorer_data.json\n",
-                p.out.dir().c_str(), page.size() / 1024, p.sentences.size(), p.models.size());
-    std::printf("  open it, or one view: %s/explorer.html#model=causal&sentence=1&layer=2&head=3&token=3\n", p.out.dir().c_str());
+    const std::string page = lab::write_explorer_page(lab::explorer_data(sentences, std::move(models)), p.out.dir());
+    std::printf("  wrote %s (%zu KB: %zu sentences listed, %zu models' weights) and explorer_data.json\n", page.c_str(),
+                static_cast<std::size_t>(std::filesystem::file_size(page) / 1024), p.sentences.size(), p.models.size());
+    std::printf("  open it, or one view: %s#model=causal&text=the+dog+saw+the+cat&layer=2&head=3&token=3\n", page.c_str());
 }
 
 }  // namespace

@@ -467,7 +467,7 @@ int cmd_show(const Args& a) {
         all.back().text = texts[i];
         report(lab::draw_attention(all.back(), a.has("--prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
     }
-    std::printf("wrote %s\n", lab::write_explorer(name, ck.model->config().causal, all, dir).c_str());
+    std::printf("wrote %s\n", lab::write_explorer(ck, name, all, dir).c_str());
     return 0;
 }
 

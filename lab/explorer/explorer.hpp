@@ -1,28 +1,41 @@
 // explorer.hpp — builds the attention explorer (out/phase3/explorer.html): one
-// self-contained page, in the spirit of bertviz's head view, that shows the
-// trained models' attention on the toy sentences.
+// self-contained page, in the spirit of bertviz's head, model and neuron views, that
+// runs the trained models itself: it carries their weights and computes their forward
+// pass in JavaScript on any text the learner types in the models' vocabulary.
 //
-// The page is written by hand in three files beside this one — explorer.html (the
-// skeleton), explorer.css and explorer.js — so each reads as what it is. render_page
-// inlines the two into the skeleton and adds the attention data as a JSON script
-// element: no network, no libraries, one file to open or send. The JavaScript
-// documents the page's behaviour and its URL fragment; this file documents the data.
+// The page is written by hand in four files beside this one — explorer.html (the
+// skeleton), explorer.css, model.js (the forward pass) and explorer.js (the views) — so
+// each reads as what it is. render_page inlines the three into the skeleton and adds the data as a JSON script element: no
+// network, no libraries, one file to open or send. The JavaScript documents the page's
+// behaviour, its forward pass and its URL fragment; this file documents the data.
 //
 // The data (also written alone as explorer_data.json, which tools/browser_test reads):
-//   { "format": "attnlab-explorer", "version": 1, "decimals": 4,
+//   { "format": "attnlab-explorer", "version": 2, "decimals": 4,
 //     "head_colors": ["#1f77b4", ...],            the figures' palette, head index h -> colour h
 //     "sentences": [ {"text": "the cat sat on the mat",
 //                     "tokens": ["<bos>", "the", "cat", "sat", "on", "the", "mat", "<eos>"]}, ... ],
-//     "models": [ {"key": "causal", "name": "causal_model", "causal": true, "description": "...",
-//                  "n_layers": 2, "n_heads": 4,
-//                  "attention": [ per sentence: [layer][head][query][key] ]}, ... ] }
+//     "models": [ a live model, or a recorded one ] }
+// A live model (lab::explorer_model writes it from a checkpoint) is run by the page:
+//     {"key": "causal", "name": "causal_model", "causal": true, "description": "...",
+//      "source": "out/checkpoints/causal_model.safetensors", "n_layers": 2, "n_heads": 4,
+//      "config": {"d_model": 64, "context": 32, "window": 0, "stride": 0, "scale": 0.3535..., "qkv_only": false},
+//      "vocab": ["<pad>", "<bos>", ...],          id -> token text
+//      "tokenizer": {"unit": "word" | "char", "prefix": ["<bos>"], "suffix": ["<eos>"]},
+//      "tensors": [{"name": "tok_emb.weight", "shape": [109, 64]}, ...],   named_parameters() order
+//      "weights": "base64 of every tensor's float32 values, little-endian, one after another"}
+//   Exact float32 weights, so the page's forward pass equals attnlab's to float rounding
+//   (tools/browser_test.cpp checks 1e-4); base64 takes 5.3 characters per weight.
+// A recorded model (`tinygpt show --from-npy`: weights without a model) holds what was
+// computed instead, and the page shows only the listed sentences:
+//     {..., "attention": [ per sentence: [layer][head][query][key] ]}
 // Every array is indexed from 0: layer index 0 is what the page calls "layer 1"
-// (explorer.js documents the page's numbering). Weights are rounded to `decimals`
-// places (the page shows them with exactly that many), which keeps the page small;
-// a row then sums to 1 only to within ~T·0.5e-4.
+// (explorer.js documents the page's numbering). Recorded weights are rounded to
+// `decimals` places (the page shows them with exactly that many).
 // Header-only; in lab/ because phase 3 and `tinygpt show` both write the page.
 #pragma once
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -68,6 +81,31 @@ inline Json attention_json(const std::vector<Tensor>& layers) {
     return out;
 }
 
+// bytes as base64 (RFC 4648, with '=' padding): what the page's atob() reads back.
+inline std::string base64(const std::string& bytes) {
+    static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+        const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);  // 1, 2 or 3 bytes -> 2, 3 or 4 digits
+        std::uint32_t group = 0;
+        for (std::size_t b = 0; b < 3; ++b) group = group << 8 | (b < n ? static_cast<unsigned char>(bytes[i + b]) : 0u);
+        for (std::size_t d = 0; d < 4; ++d) out += d <= n ? kDigits[(group >> (18 - 6 * d)) & 63] : '=';
+    }
+    return out;
+}
+
+// float32 values as little-endian bytes, whatever the host's order (the page reads them with a DataView).
+inline std::string float32_bytes(const std::vector<float>& values) {
+    std::string bytes;
+    bytes.reserve(values.size() * 4);
+    for (float v : values) {
+        const auto bits = std::bit_cast<std::uint32_t>(v);
+        for (int b = 0; b < 4; ++b) bytes += static_cast<char>((bits >> (8 * b)) & 0xFF);
+    }
+    return bytes;
+}
+
 // JSON text that is safe inside <script type="application/json">: the only way out
 // of a script element is "</script" (and "<!--" changes how it is parsed), so every
 // '<' is written as the JSON escape \u003c. JSON.parse reads the same value back.
@@ -79,15 +117,16 @@ inline std::string script_safe_json(const Json& data) {
     return out;
 }
 
-// The finished page: explorer.html with explorer.css, explorer.js and the data inlined.
+// The finished page: explorer.html with explorer.css, model.js, explorer.js and the data inlined.
 // Each marker must occur exactly once in the skeleton (ValueError otherwise); they are
 // all found before anything is inserted, so inserted text is never searched for markers.
 inline std::string render_page(const Json& data, const std::string& dir = template_dir()) {
     const std::string skeleton = read_file(dir + "/explorer.html");
-    const std::string css = read_file(dir + "/explorer.css"), js = read_file(dir + "/explorer.js");
+    // model.js (the forward pass) and explorer.js (the page) share one script element, in that order.
+    const std::string css = read_file(dir + "/explorer.css"), js = read_file(dir + "/model.js") + "\n" + read_file(dir + "/explorer.js");
     // The inlined files must not end the element that holds them.
     if (css.find("</style") != std::string::npos) throw ValueError("explorer: explorer.css contains </style");
-    if (js.find("</script") != std::string::npos) throw ValueError("explorer: explorer.js contains </script");
+    if (js.find("</script") != std::string::npos) throw ValueError("explorer: model.js or explorer.js contains </script");
     struct Fill {
         std::string marker, content;
         std::size_t at = 0;

@@ -11,13 +11,14 @@ using namespace attnlab;
 
 namespace {
 
-// A fresh template directory holding the three files the page is built from.
+// A fresh template directory holding the four files the page is built from.
 std::string write_template(const std::string& html, const std::string& css = "b{}", const std::string& js = "x=1;") {
     const std::string dir = (std::filesystem::temp_directory_path() / "attnlab_test_explorer").string();
     std::filesystem::create_directories(dir);
     write_file_atomic(dir + "/explorer.html", html);
     write_file_atomic(dir + "/explorer.css", css);
     write_file_atomic(dir + "/explorer.js", js);
+    write_file_atomic(dir + "/model.js", "m=1;");
     return dir;
 }
 
@@ -64,7 +65,7 @@ TEST_CASE("render_page fills each marker once and checks the template", "[phase3
     data["note"] = "/*@SCRIPT@*/ @DATA@";  // marker text inside the data is data, not a marker
     const std::string page = explorer::render_page(
         data, write_template("<style>/*@STYLE@*/</style><script id=d>@DATA@</script><script>/*@SCRIPT@*/</script>"));
-    CHECK(page == "<style>b{}</style><script id=d>{\"note\":\"/*@SCRIPT@*/ @DATA@\"}</script><script>x=1;</script>");
+    CHECK(page == "<style>b{}</style><script id=d>{\"note\":\"/*@SCRIPT@*/ @DATA@\"}</script><script>m=1;\nx=1;</script>");
 
     CHECK_THROWS_AS(explorer::render_page(data, write_template("/*@STYLE@*/ /*@SCRIPT@*/")), ValueError);  // no @DATA@
     CHECK_THROWS_AS(explorer::render_page(data, write_template("/*@STYLE@*/ /*@SCRIPT@*/ @DATA@ @DATA@")), ValueError);
