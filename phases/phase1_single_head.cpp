@@ -23,8 +23,10 @@
 #include "lab/report.hpp"
 #include "lab/scaling_experiment.hpp"
 #include "phases/phase1_permutation.hpp"
+#include "phases/phase1_seed003.hpp"
 #include "phases/phase1_worked_examples.hpp"
 #include "phases/phase_common.hpp"
+#include "phases/seed000_errata.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
 #include "plots/flow_diagram.hpp"
@@ -103,8 +105,9 @@ void section2_matrix_form(Phase1& p) {
     section("2. The matrix form: the whole sentence at once");
     const nn::MultiHeadAttention& a = p.block().attn;
     Tensor Q = p.project(a.w_q, p.X), K = p.project(a.w_k, p.X), V = p.project(a.w_v, p.X);  // (T, d_k) each
-    std::cout << "X " << p.X.shape().str() << "  Q " << Q.shape().str() << "  K " << K.shape().str() << "  V "
-              << V.shape().str() << "\n";
+    const std::int64_t cols = std::min<std::int64_t>(4, p.d_k);  // the first columns: enough to see them, short enough to read
+    for (const auto& [name, t] : {std::pair{"X", p.X}, std::pair{"Q", Q}, std::pair{"K", K}, std::pair{"V", V}})
+        std::cout << name << " " << t.shape().str() << " (first " << cols << " columns):\n" << t.narrow(1, 0, cols) << "\n";
     Tensor scores = matmul(Q, K.mT());                                  // (T, T): score_ij = q_i . k_j
     Tensor scaled = scores / std::sqrt(static_cast<double>(p.d_k));     // (T, T)
     p.weights = softmax(scaled, -1);                                    // (T, T), rows sum to 1
@@ -295,8 +298,11 @@ int main(int argc, char** argv) {
     section2_matrix_form(p);
     section3_flow(p);
     section4_worked_examples(p);
+    print_seed000_sat_erratum(p);
     section5a_why_sqrt_dk(p, dks);
     section5b_train_with_and_without(p, dks.back(), steps);
     phase1::section_permutation_equivariance(p, p.ckpt, p.tokens);
+    section6_seed003_three_tokens(p);
+    section7_seed003_random_self_attention(p);
     p.out.save_metrics();
 }

@@ -21,6 +21,7 @@
 #include "lab/report.hpp"
 #include "phases/phase2_heads_cost.hpp"
 #include "phases/phase2_parameter_counts.hpp"
+#include "phases/phase2_seed002.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
@@ -284,5 +285,6 @@ int main(int argc, char** argv) {
     section6a_single_vs_multi(p);
     phase2::section_single_vs_multi_parameters(p, d_model, 4);
     section6b_heads_sweep(p, head_counts, d_model, steps);
+    seed002::sections(p, p.patterns, p.tokens);
     p.out.save_metrics();
 }

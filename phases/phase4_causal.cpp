@@ -20,6 +20,8 @@
 #include "nn/generate.hpp"
 #include "phases/phase4_experiments.hpp"
 #include "phases/phase4_pruning.hpp"
+#include "phases/phase4_seed001.hpp"
+#include "phases/seed000_errata.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -82,6 +84,7 @@ void section1_causal_mask(Phase4& p) {
     std::printf("additive form, added to the scores before softmax:\n%s\n", to_string(mask.additive()).c_str());
     std::printf("softmax([2, -inf, 3]) = %s: the blocked score gets exactly 0 (a score of 0 would get %.2f)\n",
                 to_string(softmax(tensor({2.0, -INFINITY, 3.0}), -1)).c_str(), softmax(tensor({2.0, 0.0, 3.0}), -1).at({1}));
+    print_seed000_softmax_errata(p);
     p.out.figure(plots::mask_chart({to_matrix(mask.allowed())}, {.title = "Causal mask: query i sees keys j <= i",
                                                                 .row_labels = words, .col_labels = words}),
                  "causal_mask",
@@ -411,6 +414,7 @@ int main(int argc, char** argv) {
     section3_verify_causality(p);
     section4_break_causality(p);
     section5_generation(p);
+    seed001::complexity(p, p.gpt().config(), len(p.prompt));
     section6_padding(p);
     section7_custom_masks(p, variants);
     section8a_entropy_during_training(p, phase4::head_names(p.gpt()));

@@ -29,6 +29,7 @@
 #include "lab/run_config.hpp"
 #include "lab/seq2seq_experiment.hpp"
 #include "phases/phase5_fused_attention.hpp"
+#include "phases/phase5_seed004.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -375,6 +376,7 @@ int main(int argc, char** argv) {
     section9_sparsity(p);
     section10_cost(p, cost_lengths);
     p.m["fused_attention"] = phase5::fused_attention_section(p.out);  // 11. the fused path
+    seed004::sections12_13(p, p.held_out, p.task, p.compare_steps, hidden);  // seed 004 §3.2, §12; seed 003 ex. 3
     p.m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("\nphase 5 done in %.1f s\n", p.m.at("wall_seconds").as_double());

@@ -32,16 +32,26 @@ TEST_CASE("the seeds' worked examples", "[nn][attention]") {
         // The tutorial prints [2.751, 3.750] from its rounded weights; exactly it is [2.754, 3.754].
         CHECK_THAT(r.output, IsCloseTo(tensor({{2.754, 3.754}}), 5e-4));
     }
-    SECTION("seed 004 §4.3: Q 3×2, K 4×2, V 4×2, scaled") {
+    SECTION("seed 004 §4.3: Q 3×2, K 4×2, V 4×2, scaled, every row") {
+        // The seed's matrices. With c = e^(1/√2): QK^T / √2 has rows [1,0,1,0], [0,1,1,0] and
+        // [1,1,2,0] (each / √2), so by hand the weights are [c,1,c,1]/(2c+2), [1,c,c,1]/(2c+2)
+        // and [c,c,c²,1]/(c+1)², and the outputs (weights · V, whose second column is the
+        // first + 1) are (6c+10)/(2c+2), 4 and (5c²+4c+7)/(c+1)² in the first column.
         Tensor q = tensor({{1, 0}, {0, 1}, {1, 1}});
-        Tensor k = tensor({{1, 0}, {0, 1}, {1, 0}, {0, 1}});
+        Tensor k = tensor({{1, 0}, {0, 1}, {1, 1}, {0, 0}});
         Tensor v = tensor({{1, 2}, {3, 4}, {5, 6}, {7, 8}});
         AttentionResult r = scaled_dot_product_attention(q, k, v);
-        // The seed's approximate [0.31, 0.17, 0.31, 0.20] is off; exactly: e^(1/√2) / (2e^(1/√2) + 2).
-        const double big = std::exp(1 / std::sqrt(2.0)) / (2 * std::exp(1 / std::sqrt(2.0)) + 2), small = 1 / (2 * std::exp(1 / std::sqrt(2.0)) + 2);
-        CHECK_THAT(r.weights.select(0, 0), IsCloseTo(tensor({big, small, big, small}), 1e-6));
-        CHECK(big == Approx(0.335).margin(5e-4));
-        CHECK(small == Approx(0.165).margin(5e-4));
+        const double c = std::exp(1 / std::sqrt(2.0)), n01 = 2 * c + 2, n2 = (c + 1) * (c + 1);
+        CHECK_THAT(r.weights, IsCloseTo(tensor({{c / n01, 1 / n01, c / n01, 1 / n01},
+                                                {1 / n01, c / n01, c / n01, 1 / n01},
+                                                {c / n2, c / n2, c * c / n2, 1 / n2}}), 1e-6));
+        const double o0 = (6 * c + 10) / n01, o2 = (5 * c * c + 4 * c + 7) / n2;
+        CHECK_THAT(r.output, IsCloseTo(tensor({{o0, o0 + 1}, {4, 5}, {o2, o2 + 1}}), 1e-5));
+        // The same numbers to three decimals, as phase 1 prints them. The seed's approximate row 0,
+        // [0.31, 0.17, 0.31, 0.20], is off: the scores make it [a, b, a, b].
+        CHECK_THAT(r.weights, IsCloseTo(tensor({{0.335, 0.165, 0.335, 0.165}, {0.165, 0.335, 0.335, 0.165},
+                                                {0.221, 0.221, 0.449, 0.109}}), 6e-4));
+        CHECK_THAT(r.output, IsCloseTo(tensor({{3.660, 4.660}, {4.0, 5.0}, {3.891, 4.891}}), 6e-4));
     }
 }
 

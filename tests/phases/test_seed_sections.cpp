@@ -1,0 +1,81 @@
+// test_seed_sections.cpp — the key numbers of the sections that measure the seeds' remaining
+// claims (seed 000's errata, seed 003's three-token example), through the functions the
+// phases call, against values computed by hand.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "nn/attention.hpp"
+#include "phases/phase1_seed003.hpp"
+#include "phases/phase4_seed001.hpp"
+#include "phases/phase5_seed004.hpp"
+#include "phases/seed000_errata.hpp"
+#include "tensor/ops.hpp"
+#include "tests/support/tensor_matchers.hpp"
+
+using namespace attnlab;
+using namespace attnlab::phase;
+using attnlab::testing::IsCloseTo;
+
+TEST_CASE("seed 000 errata: softmax([2, 0, 3]) is misprinted, the -inf case is right", "[phases][errata]") {
+    const std::vector<SoftmaxErratum> e = seed000_softmax_errata();
+    REQUIRE(e.size() == 2);
+    const double z = std::exp(2.0) + 1 + std::exp(3.0);
+    CHECK(e[0].computed[0] == Approx(std::exp(2.0) / z).margin(1e-6));  // 0.259
+    CHECK(e[0].computed[1] == Approx(1 / z).margin(1e-6));              // 0.035
+    CHECK(e[0].computed[2] == Approx(std::exp(3.0) / z).margin(1e-6));  // 0.705
+    CHECK_FALSE(e[0].seed_right);
+    CHECK(e[0].max_diff == Approx(0.73 - std::exp(3.0) / z).margin(1e-6));
+    CHECK(e[1].computed[1] == 0.0);  // exactly: e^-inf
+    CHECK(e[1].seed_right);
+}
+
+TEST_CASE("seed 000 errata: no scale turns the 'sat' scores into the seed's weights", "[phases][errata]") {
+    const SatErratum e = seed000_sat_erratum();
+    // scale 1: e^s / sum e^s, the second score (3.2) largest
+    double z = 0;
+    for (double s : e.scores) z += std::exp(s);
+    for (std::size_t i = 0; i < e.scores.size(); ++i) CHECK(e.at_scale_1[i] == Approx(std::exp(e.scores[i]) / z).margin(1e-6));
+    // softmax keeps the scores' order; the seed's weights do not (0.7 -> 0.10 > 0.8 -> 0.05), so
+    // every scale misses by at least half that inversion: (0.10 - 0.05) / 2.
+    CHECK(e.best_max_diff >= 0.025);
+    CHECK(e.best_scale > 0.01);
+    CHECK(e.best_scale < 100);
+    CHECK(e.at_best_scale[0] > e.at_best_scale[4]);  // the closest weights keep the order: 'the'(0.8) > 'the'(0.7)
+}
+
+TEST_CASE("seed 003 §3.1: Q = K = V = X, three tokens, against the hand computation", "[phases][seed003]") {
+    const Tensor X = seed003_three_tokens();
+    const nn::AttentionResult r = nn::scaled_dot_product_attention(X, X, X);
+    // X X^T / 2 = [[1,0,1],[0,4,2],[1,2,2]]
+    const double e = std::exp(1.0), e2 = std::exp(2.0), e4 = std::exp(4.0);
+    const double n0 = 2 * e + 1, n1 = 1 + e4 + e2, n2 = e + 2 * e2;
+    const Tensor w = tensor({{e / n0, 1 / n0, e / n0}, {1 / n1, e4 / n1, e2 / n1}, {e / n2, e2 / n2, e2 / n2}});
+    CHECK_THAT(r.weights, IsCloseTo(w, 1e-6));
+    CHECK_THAT(r.output, IsCloseTo(matmul(w, X), 1e-5));
+    CHECK(r.weights.at({2, 1}) == Approx(r.weights.at({2, 2})).margin(1e-7));  // token 3 weighs token 2 as itself
+}
+
+TEST_CASE("seed 004 §3.2: hard (top-1) attention passes no gradient to its scorer, soft does", "[phases][seed004]") {
+    Generator batch_gen(3);
+    const data::ReversalBatch batch = data::sample_reversal_batch(batch_gen, 8, {});
+    std::vector<seed004::GradientNorms> g;
+    for (nn::Normalizer n : {nn::Normalizer::softmax(), nn::Normalizer::topk(1)}) {
+        Generator init(1);  // the same weights for both
+        nn::Seq2Seq model(seed004::reversal_config(16, n), init);
+        g.push_back(seed004::gradient_norms(model, batch));
+    }
+    CHECK(g[0].scorer > 1e-4);
+    CHECK(g[1].scorer == 0.0);  // exactly: softmax over one key is the constant 1
+    CHECK(g[1].all > 1e-4);     // the rest of the model still learns
+}
+
+TEST_CASE("seed 001's complexity figures: its counts and the KV cache's saving", "[phases][seed001]") {
+    CHECK(seed001::macs_qk(2048, 768) / 1e9 == Approx(3.2212).margin(1e-4));       // "≈ 3.2 billion"
+    CHECK(12 * seed001::macs_qk(2048, 768) / 1e9 == Approx(38.65).margin(1e-2));    // "38 billion"
+    CHECK(seed001::weight_bytes(2048) / 1e6 == Approx(16.777).margin(1e-3));        // "16.8 MB per head"
+    CHECK(seed001::weight_bytes(2048) / (1024.0 * 1024.0) == Approx(16.0));         // = 16 MiB
+    // prompt 1, 3 new tokens: without the cache 1 + 2 + 3 = 6 token runs, with it 1 + 2 = 3.
+    CHECK(seed001::kv_token_ratio(1, 3) == Approx(2.0));
+    // scores: 1 + 4 + 9 = 14 without; 1 + 2 + 3 = 6 with.
+    CHECK(seed001::kv_score_ratio(1, 3) == Approx(14.0 / 6.0));
+}
