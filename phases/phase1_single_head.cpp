@@ -22,6 +22,7 @@
 #include "autograd/node.hpp"
 #include "lab/report.hpp"
 #include "lab/scaling_experiment.hpp"
+#include "phases/phase1_graph.hpp"
 #include "phases/phase1_worked_examples.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
@@ -296,5 +297,6 @@ int main(int argc, char** argv) {
     section4_worked_examples(p);
     section5a_why_sqrt_dk(p, dks);
     section5b_train_with_and_without(p, dks.back(), steps);
+    section6_graph_backward_walks(p, p.block().attn, p.X);
     p.out.save_metrics();
 }
