@@ -27,7 +27,8 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 void AttentionTrace::record(std::size_t layer, const Tensor& weights) {
     if (!enabled) return;
     if (layers.size() <= layer) layers.resize(layer + 1);
-    layers[layer] = weights.detach();
+    layers[layer] = keep_graph ? weights : weights.detach();
+    if (keep_graph && weights.requires_grad()) layers[layer].retain_grad();
 }
 
 SelfAttention::SelfAttention(std::int64_t d_model_, std::int64_t d_k_, Generator& gen)
@@ -119,6 +120,7 @@ AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& ke
                                 ? AttentionResult{flash_attention(q, k, v, mask, scale), Tensor()}
                                 : scaled_dot_product_attention(q, k, v, mask, scale);
     if (trace_) trace_->record(layer_, heads.weights);
+    if (trace_ && trace_->nudge(layer_).defined()) heads.output = heads.output + matmul(trace_->nudge(layer_), v);  // (A + E) v
     if (is_training() && dropout > 0) {  // mix the values with the surviving weights instead
         if (!dropout_gen) throw ValueError("MultiHeadAttention: dropout " + std::to_string(dropout) + " in training needs dropout_gen");
         heads.output = matmul(nn::dropout(heads.weights, dropout, *dropout_gen), v);

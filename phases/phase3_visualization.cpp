@@ -28,6 +28,7 @@
 #include "data/toy_sequences.hpp"
 #include "lab/attention_stats.hpp"
 #include "lab/explorer/explorer.hpp"
+#include "phases/phase3_gradients.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
@@ -339,6 +340,7 @@ int main(int argc, char** argv) {
     section4_rollout(p);
     section5_attention_distance(p);
     section6_explorer(p);
+    phase::section7_attention_gradients(p, p.models[0].model(), framed(p.sentences[0]), p.tokens());
     p.out.save_metrics();
     return 0;
 }
