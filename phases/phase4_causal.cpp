@@ -19,6 +19,7 @@
 #include "lab/report.hpp"
 #include "nn/generate.hpp"
 #include "phases/phase4_experiments.hpp"
+#include "phases/phase4_learning.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -55,6 +56,7 @@ struct Phase4 : Frame {
     std::vector<double> entropy_steps;
     std::vector<std::vector<double>> entropy;  // [record][head]
     std::int64_t probe_T = 0;                  // tokens per row of the sequences the entropy is measured on
+    lab::AttentionTimeline timeline;           // the sentence's attention at each evaluation of the masked run (step 9)
     nn::Transformer& gpt() const { return *ckpt.model; }
 };
 
@@ -146,7 +148,8 @@ void train_with_and_without(Phase4& p) {
     auto record = [&](std::int64_t step, nn::Transformer& model) {
         p.entropy_steps.push_back(double(step)), p.entropy.push_back(phase4::mean_entropy_per_head(model, probe));
     };
-    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery, record);
+    p.timeline.probe = p.ids;
+    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery, lab::recording(p.timeline, record));
     p.unmasked = phase4::train_variant(r, {"no mask", false}, p.steps, p.steps);
     const std::string checkpoint = p.opt.text("checkpoint"), csv_path = lab::loss_csv_path(checkpoint);
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
@@ -416,6 +419,7 @@ int main(int argc, char** argv) {
     section7_custom_masks(p, variants);
     section8a_entropy_during_training(p, phase4::head_names(p.gpt()));
     section8b_head_pruning(p, phase4::head_names(p.gpt()), order);
+    section9_attention_while_it_learns(p, p.timeline, p.masked, p.ckpt.info.vocab);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());
