@@ -26,10 +26,11 @@ static thread_local bool grad_mode_enabled = true;
 bool GradMode::enabled() { return grad_mode_enabled; }
 void GradMode::set_enabled(bool on) { grad_mode_enabled = on; }
 
-// Tensors with a grad_fn reachable from root, each listed before all of its inputs.
+// Tensors with a grad_fn reachable from root, each listed before all of its inputs
+// (declared in node.hpp: autograd/graph.cpp numbers a drawn graph in this same order).
 // The list owns them: freeing a node's inputs mid-sweep must not free a tensor
 // that is still to be visited.
-static std::vector<std::shared_ptr<TensorImpl>> topological_order(const std::shared_ptr<TensorImpl>& root) {
+std::vector<std::shared_ptr<TensorImpl>> topological_order(const std::shared_ptr<TensorImpl>& root) {
     struct Frame {
         std::shared_ptr<TensorImpl> t;
         std::size_t next_input;
@@ -78,7 +79,8 @@ static void run_backward(const Tensor& root, const Tensor& seed, bool retain_gra
         if (!t->retains_grad) t->grad.reset();
     accumulate(root.impl(), seed);
 
-    for (const auto& t : order) {
+    for (std::size_t step = 0; step < order.size(); ++step) {
+        const std::shared_ptr<TensorImpl>& t = order[step];
         Node& node = *t->grad_fn;
         if (!node.backward)
             throw AutogradError(std::string("backward: the graph through '") + node.name +
@@ -88,6 +90,7 @@ static void run_backward(const Tensor& root, const Tensor& seed, bool retain_gra
         if (!t->retains_grad) t->grad.reset();
         if (!g.defined()) continue;  // nothing flowed here (every path to it was cut)
         Grads grads = node.backward(g);
+        if (trace_sink) [[unlikely]] trace_backward(step + 1, order.size(), node, g, grads);
         if (grads.size() != node.inputs.size())
             throw AutogradError(std::string("backward of '") + node.name + "' returned " +
                                 std::to_string(grads.size()) + " gradients for " +

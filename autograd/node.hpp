@@ -28,6 +28,7 @@
 #include <span>
 #include <vector>
 
+#include "autograd/trace.hpp"
 #include "tensor/tensor.hpp"
 
 namespace attnlab {
@@ -39,11 +40,16 @@ struct Node {
     const char* name;            // the op, for grad_fn_name() and error messages
     std::vector<Tensor> inputs;  // the op's tensor inputs, in the order backward returns grads
     BackwardFn backward;         // empty once the graph has been freed
+    std::int64_t trace_id = 0;   // the op's "#n" in the op trace (trace.hpp); 0 when it was not traced
 
     // Tears a long chain down iteratively: the default destructor would recurse
     // Tensor -> Node -> Tensor -> ... once per op and overflow the stack.
     ~Node();
 };
+
+// Every tensor with a grad_fn reachable from root, each listed before all of its
+// inputs: the order backward() (engine.cpp) sweeps in, root first. The list owns them.
+std::vector<std::shared_ptr<TensorImpl>> topological_order(const std::shared_ptr<TensorImpl>& root);
 
 // Gradient recording is on by default and off inside NoGradGuard (and inside backward).
 struct GradMode {
@@ -73,13 +79,18 @@ inline bool needs_grad(std::span<const Tensor> inputs) {
 inline bool needs_grad(std::initializer_list<Tensor> inputs) { return needs_grad(std::span(inputs.begin(), inputs.size())); }
 
 // Attaches a Node to `out` when some input requires grad; otherwise does nothing,
-// so ops on plain tensors pay one flag check and no allocation.
+// so ops on plain tensors pay one flag check and no allocation. Every op passes
+// here, which makes it the one place the op trace (trace.hpp) hooks in.
 template <typename F>
 void record(Tensor& out, const char* name, std::span<const Tensor> inputs, F&& backward) {
-    if (!needs_grad(inputs)) return;
-    out.impl()->grad_fn = std::make_shared<Node>(
-        Node{name, std::vector<Tensor>(inputs.begin(), inputs.end()), BackwardFn(std::forward<F>(backward))});
-    out.impl()->requires_grad = true;
+    Node* node = nullptr;
+    if (needs_grad(inputs)) {
+        out.impl()->grad_fn = std::make_shared<Node>(
+            Node{name, std::vector<Tensor>(inputs.begin(), inputs.end()), BackwardFn(std::forward<F>(backward)), 0});
+        out.impl()->requires_grad = true;
+        node = out.impl()->grad_fn.get();
+    }
+    if (trace_sink) [[unlikely]] trace_forward(name, inputs, out, node);
 }
 template <typename F>
 void record(Tensor& out, const char* name, std::initializer_list<Tensor> inputs, F&& backward) {

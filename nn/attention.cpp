@@ -31,7 +31,8 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 void AttentionTrace::record(std::size_t layer, const Tensor& weights) {
     if (!enabled) return;
     if (layers.size() <= layer) layers.resize(layer + 1);
-    layers[layer] = weights.detach();
+    layers[layer] = keep_graph ? weights : weights.detach();
+    if (keep_graph && weights.requires_grad()) layers[layer].retain_grad();
 }
 
 SelfAttention::SelfAttention(std::int64_t d_model_, std::int64_t d_k_, Generator& gen)
@@ -130,6 +131,7 @@ AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& ke
                                                         : scaled_dot_product_attention(q, k, v, mask, scale);
     }
     if (trace_) trace_->record(layer_, heads.weights);
+    if (trace_ && trace_->nudge(layer_).defined()) heads.output = heads.output + matmul(trace_->nudge(layer_), v);  // (A + E) v
     Tensor out = head_mask_.defined() ? heads.output * head_mask_ : heads.output;
     // 3. concatenate the heads back to [B, Tq, d_model] and 4. project with W_O
     out = out.transpose(1, 2).reshape({B, Tq, d_model});

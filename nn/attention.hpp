@@ -38,8 +38,15 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 // rollout and the explorer read them from one place.
 struct AttentionTrace {
     bool enabled = false;
-    std::vector<Tensor> layers;  // layers[l]: [B, H, Tq, Tk], detached
+    std::vector<Tensor> layers;  // layers[l]: [B, H, Tq, Tk], detached (unless keep_graph)
+    // Gradients through attention (lab/attention_gradients): keep_graph records the weights
+    // still in the graph and marked retain_grad(), so backward() leaves dL/dA in their .grad();
+    // nudges[l], when defined ([B, H, Tq, Tk]), is added to layer l's weights before they mix
+    // the values (A + E), which lets a central-difference check move one entry of A.
+    bool keep_graph = false;
+    std::vector<Tensor> nudges;
     void record(std::size_t layer, const Tensor& weights);
+    Tensor nudge(std::size_t layer) const { return enabled && layer < nudges.size() ? nudges[layer] : Tensor(); }
     void clear() { layers.clear(); }
 };
 

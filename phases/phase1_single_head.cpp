@@ -24,6 +24,7 @@
 #include "lab/scaling_experiment.hpp"
 #include "phases/phase1_permutation.hpp"
 #include "phases/phase1_seed003.hpp"
+#include "phases/phase1_graph.hpp"
 #include "phases/phase1_worked_examples.hpp"
 #include "phases/phase_common.hpp"
 #include "phases/seed000_errata.hpp"
@@ -304,5 +305,6 @@ int main(int argc, char** argv) {
     phase1::section_permutation_equivariance(p, p.ckpt, p.tokens);
     section6_seed003_three_tokens(p);
     section7_seed003_random_self_attention(p);
+    section6_graph_backward_walks(p, p.block().attn, p.X);
     p.out.save_metrics();
 }

@@ -30,6 +30,8 @@
 #include "lab/attention_stats.hpp"
 #include "lab/show.hpp"
 #include "phases/phase3_head_types.hpp"
+#include "lab/explorer/explorer.hpp"
+#include "phases/phase3_gradients.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
@@ -337,6 +339,7 @@ int main(int argc, char** argv) {
     section5_attention_distance(p);
     section6_explorer(p);
     phase3::section_head_types(p, p.models[0].checkpoint, p.models[1].checkpoint);
+    phase::section7_attention_gradients(p, p.models[0].model(), framed(p.sentences[0]), p.tokens());
     p.out.save_metrics();
     return 0;
 }

@@ -22,6 +22,7 @@
 #include "phases/phase4_pruning.hpp"
 #include "phases/phase4_seed001.hpp"
 #include "phases/seed000_errata.hpp"
+#include "phases/phase4_learning.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -55,6 +56,7 @@ struct Phase4 : Frame {
     std::int64_t T = 0;
     std::unique_ptr<nn::Transformer> encoder;  // the model's weights without the mask
     lab::TrainResult masked, unmasked;     // step 4's runs (masked is also step 7's and 8's reference)
+    lab::AttentionTimeline timeline;           // the sentence's attention at each evaluation of the masked run (step 9)
     nn::Transformer& gpt() const { return *ckpt.model; }
 };
 
@@ -142,7 +144,8 @@ void train_with_and_without(Phase4& p) {
     std::printf("each run: the model's recipe (d_model %lld, %lld heads, %lld layers, T %lld, B %lld), its first %lld steps\n",
                 (long long)r.d_model, (long long)r.n_heads, (long long)r.n_layers, (long long)r.context, (long long)r.batch,
                 (long long)p.steps);
-    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery);
+    p.timeline.probe = p.ids;  // step 9 draws the sentence's attention as this run learns
+    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery, lab::recording(p.timeline));
     p.unmasked = phase4::train_variant(r, {"no mask", false}, p.steps, p.steps);
     const std::string checkpoint = p.opt.text("checkpoint"), csv_path = lab::loss_csv_path(checkpoint);
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
@@ -420,6 +423,7 @@ int main(int argc, char** argv) {
     section8a_entropy_during_training(p, phase4::head_names(p.gpt()));
     section8b_head_pruning(p, phase4::head_names(p.gpt()), order);
     phase4::section_pruning_to_minimum(p, p.gpt());
+    section9_attention_while_it_learns(p, p.timeline, p.masked, p.ckpt.info.vocab);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());
