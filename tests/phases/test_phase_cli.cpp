@@ -95,8 +95,8 @@ TEST_CASE("--sentence and --checkpoint: an unknown word lists the nearest known 
                        "does not know the word");
         check_rejected(p, {"--checkpoint", fixture().out("missing.safetensors")}, "--checkpoint", "missing.safetensors");
     }
-    check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model")}, "--checkpoint",
-                   "multi_head_model", "studies one head");
+    check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "3"}, "--head", "'3'",
+                   "between 1 and 2");
     std::string long_sentence = "the cat";
     for (int i = 0; i < 40; ++i) long_sentence += " sat";
     check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("single_head_model"), "--sentence", long_sentence},
@@ -215,4 +215,21 @@ TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli]
     char expected[64];
     std::snprintf(expected, sizeof expected, "exact-sequence accuracy %.4f,", m.at("reversal").at("exact_sequence_accuracy").as_double());
     CHECK_THAT(eval.output, Catch::Contains(expected));
+}
+
+TEST_CASE("phase 1 studies one chosen head of a multi-head model", "[phases][cli][phase1]") {
+    const std::string out = fixture().out("p1_head");
+    const Json m = run_ok("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "2",
+                                                 "--sentence", "the cat sat", "--d-k", "4", "--steps", "3", "--out", out}, out, 1);
+    CHECK(m.at("head").as_int64() == 2);
+    CHECK(m.at("d_k").as_int64() == 8);  // d_model 16 over 2 heads
+    // The step-by-step head reproduces the layer (the phase stops otherwise), to within 1e-6.
+    CHECK(m.at("layer_check").at("max_abs_diff_weights").as_double() < 1e-6);
+    CHECK(m.at("layer_check").at("max_abs_diff_output").as_double() < 1e-6);
+    const auto head1 = spawn("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "1",
+                                                    "--sentence", "the cat sat", "--d-k", "4", "--steps", "3",
+                                                    "--out", fixture().out("p1_head1")});
+    REQUIRE(head1.exit_code == 0);
+    const Json m1 = load_json(fixture().out("p1_head1") + "/phase1/metrics.json");
+    CHECK(to_json(m1.at("weights")) != to_json(m.at("weights")));  // two heads, two patterns
 }
