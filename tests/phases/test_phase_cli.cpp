@@ -232,4 +232,13 @@ TEST_CASE("phase 1 studies one chosen head of a multi-head model", "[phases][cli
     REQUIRE(head1.exit_code == 0);
     const Json m1 = load_json(fixture().out("p1_head1") + "/phase1/metrics.json");
     CHECK(to_json(m1.at("weights")) != to_json(m.at("weights")));  // two heads, two patterns
+
+    // The bias-free head of `tinygpt train --model qkv-head`: no W_O, so its output is the layer's.
+    const std::string qkv = fixture().out("qkv.safetensors");
+    REQUIRE(spawn("tinygpt", {"train", "--model", "qkv-head", "--steps", "2", "--d-model", "16", "--layers", "1", "--context",
+                              "16", "--batch", "2", "--eval-every", "2", "--out", qkv}).exit_code == 0);
+    const std::string out_qkv = fixture().out("p1_qkv");
+    const Json mq = run_ok("phase1_single_head", {"--checkpoint", qkv, "--sentence", "the cat sat", "--d-k", "4", "--steps", "3",
+                                                  "--out", out_qkv}, out_qkv, 1);
+    CHECK(mq.at("layer_check").at("max_abs_diff_output").as_double() < 1e-6);
 }
