@@ -205,8 +205,14 @@ TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli]
     check_rejected("phase5_seq2seq", {"--checkpoint", fixture().ckpt("causal_model")}, "--checkpoint", "causal_model",
                    "not a seq2seq checkpoint");
     const std::string out = fixture().out("p5_mine");
+    check_rejected("phase5_seq2seq", {"--checkpoint", model, "--digits", "1 2 3 4 5 6"}, "--digits", "'1 2 3 4 5 6'", "at most 5");
+    check_rejected("phase5_seq2seq", {"--digits", "1 2 a"}, "--digits", "'1 2 a'", "'a' is not a digit 0-9");
     const Json m = run_ok("phase5_seq2seq", {"--checkpoint", model, "--hidden", "8", "--steps", "20", "--cost-t", "16",
-                                             "--seed", "0", "--out", out}, out, 5);
+                                             "--seed", "0", "--digits", "3 1 4 1 5", "--out", out}, out, 5);
+    // The same model decodes --digits in the phase as in `seq2seq show`.
+    const auto shown = spawn("seq2seq", {"show", "--checkpoint", model, "--digits", "3 1 4 1 5", "--out", out + "/show"});
+    CHECK_THAT(shown.output, Catch::Contains("output   " + m.at("digits").at("output").as_string() + "\n"));
+    CHECK(fs::exists(out + "/phase5/reversal_attention_digits.png"));
     CHECK(m.at("reversal").at("checkpoint").as_string() == model);
     CHECK(m.at("reversal").at("steps").as_int64() == 20);            // the checkpoint's, not a new run
     CHECK(m.at("reversal").at("accuracy_by_length").size() == 2);    // its lengths: 4 and 5
