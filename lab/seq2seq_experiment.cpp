@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <exception>
+#include <iostream>
 #include <mutex>
 #include <thread>
 
 #include "autograd/node.hpp"
 #include "lab/run_config.hpp"
+#include "lab/show.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "tensor/ops.hpp"
@@ -119,6 +122,44 @@ ReversalModel load_reversal_model(const std::string& path) {
     m.task.min_len = length("min_len", 1);
     m.task.max_len = length("max_len", m.task.min_len);
     return m;
+}
+
+ReversalDecode decode_reversal(const nn::Seq2Seq& model, const data::Digits& source) {
+    const auto L = static_cast<std::int64_t>(source.size());
+    const data::ReversalBatch batch = data::make_reversal_batch({source});
+    const GreedyOutput out = model.greedy(batch.src, batch.lengths, L + 1, data::kReversalBos, data::kReversalEos);
+    data::Digits want = data::reversed(source);
+    want.push_back(data::kReversalEos);
+    return {source, out.tokens[0], out.tokens[0] == want, out.weights.defined() ? out.weights.select(0, 0) : Tensor()};
+}
+
+void print_decode(const ReversalDecode& d) {
+    data::Digits want = data::reversed(d.source);
+    want.push_back(data::kReversalEos);
+    std::printf("source   %s\noutput   %s\nreversal %s\n", data::to_string(d.source).c_str(), data::to_string(d.output).c_str(),
+                d.is_reversal ? "yes" : ("no (the reversal is " + data::to_string(want) + ")").c_str());
+    if (d.weights.defined()) std::cout << "attention (rows: output steps, columns: source positions)\n" << d.weights << "\n";
+}
+
+plots::Figure alignment_heatmap(const ReversalDecode& d) {
+    std::vector<std::string> rows, cols;
+    for (std::size_t i = 0; i < d.source.size(); ++i) cols.push_back("x" + std::to_string(i + 1) + "=" + std::to_string(d.source[i]));
+    for (std::size_t t = 0; t < d.output.size(); ++t) rows.push_back("y" + std::to_string(t + 1) + "=" + data::to_string({d.output[t]}));
+    const plots::HeatmapOptions opt{.title = "Alignment while reversing " + data::to_string(d.source), .row_labels = rows,
+                                    .col_labels = cols, .x_title = "source position (digit)",
+                                    .y_title = "output step (token emitted)", .vmin = 0.0, .vmax = 1.0,
+                                    .annotate = d.source.size() <= 12, .colorbar_label = "attention weight"};
+    return plots::heatmap(to_matrix(d.weights), opt);
+}
+
+std::string parse_digits(const std::string& text, data::Digits& out) {
+    out.clear();
+    for (char ch : text) {
+        if (ch == ' ' || ch == ',') continue;
+        if (ch < '0' || ch > '9') return std::string("'") + ch + "' is not a digit 0-9 (the task's vocabulary)";
+        out.push_back(ch - '0');
+    }
+    return out.empty() ? "no digits (write them as \"3 1 4 1 5\")" : "";
 }
 
 void run_concurrently(const std::vector<std::function<void()>>& jobs, int threads) {

@@ -19,6 +19,7 @@
 
 #include "data/reversal.hpp"
 #include "nn/seq2seq_checkpoint.hpp"
+#include "plots/heatmap.hpp"
 
 namespace attnlab::lab {
 
@@ -74,6 +75,20 @@ void save_reversal_model(const std::string& path, const nn::Seq2Seq& model, cons
 // IOError naming the file if it is not a seq2seq checkpoint, is corrupt (load_seq2seq's
 // checks), has another vocabulary than the task's, or lengths outside [1, kLongestReversal].
 ReversalModel load_reversal_model(const std::string& path);
+
+// One source decoded greedily (at most L + 1 steps), and where each output step looked.
+struct ReversalDecode {
+    data::Digits source, output;  // output: the tokens emitted, up to and including <eos>
+    bool is_reversal = false;     // output is the source backwards, then <eos>
+    Tensor weights;               // [output steps, L] (undefined without attention)
+};
+ReversalDecode decode_reversal(const nn::Seq2Seq& model, const data::Digits& source);
+// "source ..., output ..., reversal yes|no" and the weights, as `seq2seq show` and phase 5 print them.
+void print_decode(const ReversalDecode& d);
+// The weights as a heatmap: rows the emitted tokens (y1=5 ...), columns the source digits (x1=3 ...).
+plots::Figure alignment_heatmap(const ReversalDecode& d);
+// "3 1 4 1 5" (spaces or commas between digits) -> digits; returns why not ("" when fine).
+std::string parse_digits(const std::string& text, data::Digits& out);
 
 // Runs the jobs on up to `threads` threads at once. Each job must own everything it
 // touches (its model, its generators); autograd's recording switch is per thread.

@@ -13,14 +13,17 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
     if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2 || q.size(-1) != k.size(-1) || k.size(-2) != v.size(-2))
         throw ShapeError("scaled_dot_product_attention: expected q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v]; got q " +
                          q.shape().str() + ", k " + k.shape().str() + ", v " + v.shape().str());
-    Tensor weights = attention_weights(q, k, mask, scale);  // [..., Tq, Tk]
-    return {matmul(weights, v), weights};                  // output_i = Σ_j weight_ij v_j
-}
-
-Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask, std::optional<double> scale) {
     const double s = attention_scale("scaled_dot_product_attention", q.size(-1), scale);
     Tensor scores = matmul(q, k.mT()) * s;        // [..., Tq, Tk]: score_ij = q_i · k_j, scaled
-    return softmax(mask.apply(scores), -1);       // blocked pairs -> −∞ -> weight exactly 0
+    Tensor weights = softmax(mask.apply(scores), -1);  // blocked pairs -> −∞ -> weight exactly 0
+    return {matmul(weights, v), weights};          // output_i = Σ_j weight_ij v_j
+}
+
+// The first two lines above. Not called from there: the scores tensor living until the
+// weighted sum is part of what phase 5 step 11 measures as the composed path's memory.
+Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask, std::optional<double> scale) {
+    const double s = attention_scale("attention_weights", q.size(-1), scale);
+    return softmax(mask.apply(matmul(q, k.mT()) * s), -1);  // [..., Tq, Tk]
 }
 
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,

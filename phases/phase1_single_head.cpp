@@ -13,8 +13,9 @@
 // attention layer, whose input X is ln1(tok_emb + pos_emb). Its projections have a
 // bias, so Q = X W_Q^T + b_Q (Linear weights are stored [out, in], as in PyTorch).
 // Writes out/phase1/*.svg|png, out/phase1/metrics.json, out/data/attention_weights.npy.
-// `phase1 --help` lists the settings: the sentence, the checkpoint (any single-head
-// model), the seed, the d_k of step 5's experiment, the pointer task's steps, --out.
+// `phase1 --help` lists the settings: the sentence, the checkpoint (any model whose vocabulary
+// has the sentence's words; in a multi-head one, phase 1 follows the head --head chooses), the
+// seed, the d_k of step 5's experiment, the pointer task's steps, --out.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -59,20 +60,25 @@ struct Phase1 : Frame {
     explicit Phase1(const lab::Options& o) : Frame(o, "phase1") {}
     nn::LoadedCheckpoint ckpt;
     std::vector<std::string> tokens;
-    std::int64_t T = 0, d_model = 0, d_k = 0;
+    std::int64_t T = 0, d_model = 0, d_k = 0, head = 0;  // head: which one (from 0) of a multi-head layer
     std::int64_t query = 0, key = 0;  // step 1's pair: the third word and the second ("sat", "cat")
     Tensor X, q_query, sat_scores, sat_weights, sat_out, weights;  // step 1 and 2's results
     nn::Block& block() const { return *ckpt.model->blocks[0]; }
-    Tensor project(const nn::Linear& W, const Tensor& x) const { return matmul(x, W.weight.mT()) + W.bias; }
+    // x W_hᵀ + b_h: the d_k rows of W (and b) that make the studied head (all of W for one head; no b in qkv-head).
+    Tensor project(const nn::Linear& W, const Tensor& x) const {
+        const bool one = block().attn.n_heads == 1;
+        const Tensor y = matmul(x, (one ? W.weight : W.weight.narrow(0, head * d_k, d_k)).mT());
+        return W.bias.defined() ? y + (one ? W.bias : W.bias.narrow(0, head * d_k, d_k)) : y;
+    }
 };
 
 void section0_model_and_sentence(Phase1& p) {
     section("0. The trained single-head model and the sentence");
     nn::Transformer& model = *p.ckpt.model;
     model.eval();
-    if (p.block().attn.n_heads != 1)
-        p.opt.fail("checkpoint", "phase 1 studies one head; this model has " + std::to_string(p.block().attn.n_heads) +
-                                     " (phase 2 reads multi-head models)");
+    // A multi-head model: phase 1 follows one of its heads (--head), which works exactly like a single head.
+    p.head = p.opt.integer("head", 1, p.block().attn.n_heads) - 1;
+    if (p.block().attn.n_heads > 1) p.m["head"] = p.head + 1;
     const std::vector<std::int64_t> ids_v = sentence_ids(p.opt, p.ckpt.info.vocab, model.config().context);
     for (std::int64_t id : ids_v) p.tokens.push_back(p.ckpt.info.vocab[static_cast<std::size_t>(id)]);
     p.T = static_cast<std::int64_t>(p.tokens.size());
@@ -80,8 +86,9 @@ void section0_model_and_sentence(Phase1& p) {
     Tensor ids = from_vector(ids_v, {1, p.T});
     std::cout << "tokens: " << p.opt.text("sentence") << "\nids: " << ids << "\n";
     p.d_model = model.config().d_model, p.d_k = p.block().attn.d_k;
-    std::printf("d_model = %lld, heads = %lld, d_k = %lld (layer 1 of %zu)\n", static_cast<long long>(p.d_model),
-                static_cast<long long>(p.block().attn.n_heads), static_cast<long long>(p.d_k), model.blocks.size());
+    std::printf("d_model = %lld, heads = %lld, d_k = %lld (layer 1 of %zu)%s\n", static_cast<long long>(p.d_model),
+                static_cast<long long>(p.block().attn.n_heads), static_cast<long long>(p.d_k), model.blocks.size(),
+                p.block().attn.n_heads > 1 ? (", studying head " + std::to_string(p.head + 1)).c_str() : "");
     // X: the input of the first attention layer, one row per token
     p.X = p.block().ln1.forward(model.tok_emb.forward(ids) + model.pos_emb.forward(arange(p.T))).select(0, 0);  // (T, d_model)
 }
@@ -117,16 +124,30 @@ void section2_matrix_form(Phase1& p) {
               << "\nweights = softmax(scaled):\n" << p.weights << "\nrow sums: " << sum(p.weights, -1)
               << "\noutput = weights V (first 6 of " << p.d_k << " columns):\n"
               << output.narrow(1, 0, std::min<std::int64_t>(6, p.d_k)) << "\n";
-    // The layer computes the same thing (then projects with W_O): check it to within 1e-6.
-    nn::AttentionResult layer = p.block().attn.forward(p.X.unsqueeze(0));
-    const double dw = max(abs(layer.weights.select(0, 0).select(0, 0) - p.weights)).item();
-    const double dout = max(abs(layer.output.select(0, 0) - p.project(*a.w_o, output))).item();
+    // The layer computes the same thing (then projects with W_O): check it to within 1e-6. In a
+    // multi-head layer, with only the studied head switched on, W_O reads just its d_k columns.
+    nn::MultiHeadAttention& layer_attn = p.block().attn;
+    const bool one = a.n_heads == 1;
+    if (!one) {
+        std::vector<bool> only(static_cast<std::size_t>(a.n_heads), false);
+        only[static_cast<std::size_t>(p.head)] = true;
+        layer_attn.set_head_mask(only);
+    }
+    nn::AttentionResult layer = layer_attn.forward(p.X.unsqueeze(0));
+    if (!one) layer_attn.set_head_mask(std::vector<bool>(static_cast<std::size_t>(a.n_heads), true));
+    const Tensor after_w_o = !a.w_o ? output  // qkv-head: no W_O, the head's output is the layer's
+                                    : matmul(output, (one ? a.w_o->weight : a.w_o->weight.narrow(1, p.head * p.d_k, p.d_k)).mT()) +
+                                          a.w_o->bias;
+    const double dw = max(abs(layer.weights.select(0, 0).select(0, p.head) - p.weights)).item();
+    const double dout = max(abs(layer.output.select(0, 0) - after_w_o)).item();
     std::printf("check against the layer's forward: max |dweights| = %.2e, max |doutput after W_O| = %.2e\n", dw, dout);
     if (dw > 1e-6 || dout > 1e-6) throw ValueError("phase 1: the step-by-step attention differs from the layer's");
     p.m["layer_check"] = Json::Object{{"max_abs_diff_weights", dw}, {"max_abs_diff_output", dout}};
 
     plots::HeatmapOptions ho;
-    ho.title = "Attention weights, single head (layer 1): " + p.opt.text("sentence");
+    ho.title = (a.n_heads == 1 ? "Attention weights, single head (layer 1): "
+                               : "Attention weights, head " + std::to_string(p.head + 1) + " of " + std::to_string(a.n_heads) +
+                                     " (layer 1): ") + p.opt.text("sentence");
     ho.row_labels = ho.col_labels = p.tokens;
     ho.annotate = true;
     ho.vmin = 0.0, ho.vmax = 1.0;
@@ -284,6 +305,7 @@ int main(int argc, char** argv) {
     add_common_flags(opt, {.phase = "phase1", .model = "single_head_model", .seed = 0});
     opt.add("d-k", "LIST", "8,32,128", "head widths of step 5's sqrt(d_k) experiment; the pointer task uses the largest");
     opt.add("steps", "N", "200", "training steps of step 5's pointer task");
+    opt.add("head", "N", "1", "with a multi-head --checkpoint: the head of layer 1 to study (1 to its number of heads)");
     opt.parse(argc, argv);
     std::vector<std::int64_t> dks = opt.int_list("d-k", 1, 1024);
     std::sort(dks.begin(), dks.end());

@@ -16,8 +16,9 @@
 //
 // `phase5 --help` lists the settings: the seed, the GRU's --hidden width, the longest
 // source (--length), the main model's --score, its --steps (the comparisons train 30%
-// of them), the lengths step 10 times (--cost-t), --out, and --checkpoint: a model of
-// `seq2seq train` studied in steps 5-6 in place of the main one.
+// of them), the lengths step 10 times (--cost-t), --out, --checkpoint (a model of
+// `seq2seq train` studied in steps 5-6 in place of the main one) and --digits (a source of
+// the learner's, decoded and drawn in step 6).
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -60,6 +61,7 @@ struct Phase5 : Frame {
     std::vector<Run> runs;                           // [0] the main model, then the comparisons
     std::vector<std::unique_ptr<nn::Seq2Seq>> models;
     lab::ReversalModel mine;                         // --checkpoint: the learner's model replaces the main run
+    data::Digits digits;                             // --digits: one more source for step 6 (empty: none)
     data::ReversalBatch example_batch() const { return data::make_reversal_batch(examples); }
     const lab::ReversalEval& eval(std::size_t i) const { return runs[i].result.evals.at(runs[i].steps); }
 };
@@ -202,6 +204,13 @@ void section6_alignment(Phase5& p) {
     std::printf("\n6. Reversal, held out (%zu sequences): exact-sequence accuracy %.4f, anti-diagonal share %.4f\n",
                 p.held_out.size(), p.eval(0).accuracy, p.eval(0).anti_diagonal);
     std::cout << "   weights for source " << titles[0] << ":\n" << w.select(0, 0) << "\n";
+    if (p.digits.empty()) return;
+    std::printf("\n   --digits, decoded by the main model:\n");
+    const lab::ReversalDecode d = lab::decode_reversal(*p.models[0], p.digits);
+    lab::print_decode(d);
+    p.m["digits"] = Json::Object{{"source", data::to_string(d.source)}, {"output", data::to_string(d.output)},
+                                 {"is_reversal", d.is_reversal}};
+    if (d.weights.defined()) p.out.figure(lab::alignment_heatmap(d), "reversal_attention_digits");
 }
 
 double last_20(const std::vector<double>& loss) {  // the mean training loss of the last 20 steps (or of all, if fewer)
@@ -335,6 +344,7 @@ int main(int argc, char** argv) {
     add_common_flags(opt, {.phase = "phase5", .model = "", .seed = 5, .sentence = false});
     opt.add("checkpoint", "PATH", "", "a reversal model from `seq2seq train`: steps 5-6 show it instead of training the "
             "main model (its source lengths replace --length; --score and --steps then set only the comparisons)");
+    opt.add("digits", "\"D D ...\"", "", "a source of your own (digits 0-9): step 6 decodes it and draws its alignment");
     opt.add("hidden", "N", "64", "GRU width of every model (the decoder state; the encoder's two directions share it)");
     opt.add("length", "N", "10", "longest source (sources have 4 to N digits)");
     opt.add("score", "KIND", "additive", "the main model's scoring: dot, scaled_dot, additive, multiplicative");
@@ -357,6 +367,12 @@ int main(int argc, char** argv) {
             opt.fail("length", "the checkpoint was trained on sources of up to " + std::to_string(p.mine.task.max_len) +
                                    " digits; leave --length out to use that");
         p.task = p.mine.task;
+    }
+    if (opt.given("digits")) {
+        if (const std::string why = lab::parse_digits(opt.text("digits"), p.digits); !why.empty()) opt.fail("digits", why);
+        if (static_cast<std::int64_t>(p.digits.size()) > p.task.max_len)
+            opt.fail("digits", std::to_string(p.digits.size()) + " digits; the models here learn sources of at most " +
+                                   std::to_string(p.task.max_len) + " (--length)");
     }
     p.main_steps = opt.integer("steps", 10, 1000000), p.compare_steps = p.main_steps * 3 / 10;
     std::printf("phase 5: attention in sequence-to-sequence models (seed %llu)\n", static_cast<unsigned long long>(p.seed));

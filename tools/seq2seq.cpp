@@ -12,7 +12,6 @@
 // Every command has --help. A bad flag or value exits 2 with a message naming it (lab/options);
 // a file that cannot be used (missing, corrupt, not a seq2seq checkpoint) exits 1 naming it.
 #include <cstdio>
-#include <iostream>
 #include <string>
 
 #include "data/reversal.hpp"
@@ -20,11 +19,8 @@
 #include "lab/report.hpp"
 #include "lab/run_config.hpp"
 #include "lab/seq2seq_experiment.hpp"
-#include "lab/show.hpp"
 #include "nn/seq2seq_checkpoint.hpp"
-#include "plots/heatmap.hpp"
 #include "plots/save.hpp"
-#include "tensor/ops.hpp"
 
 using namespace attnlab;
 
@@ -135,18 +131,6 @@ int eval(int argc, const char* const* argv) {
 
 // ---- show -------------------------------------------------------------------------------
 
-// "3 1 4 1 5" (spaces or commas between digits) -> {3, 1, 4, 1, 5}; exits 2 naming the bad item.
-data::Digits parse_digits(const lab::Options& o) {
-    data::Digits digits;
-    for (char ch : o.text("digits")) {
-        if (ch == ' ' || ch == ',') continue;
-        if (ch < '0' || ch > '9') o.fail("digits", std::string("'") + ch + "' is not a digit 0-9 (the task's vocabulary)");
-        digits.push_back(ch - '0');
-    }
-    if (digits.empty()) o.fail("digits", "no digits (write them as \"3 1 4 1 5\")");
-    return digits;
-}
-
 int show(int argc, const char* const* argv) {
     lab::Options o("seq2seq show", "Decode one source with a seq2seq checkpoint and draw its attention alignment.");
     o.add("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
@@ -155,35 +139,22 @@ int show(int argc, const char* const* argv) {
     o.parse(argc, argv);
     if (o.text("checkpoint").empty()) o.fail("checkpoint", "is required");
     if (o.text("out").empty()) o.fail("out", "needs a directory");
-    const data::Digits source = parse_digits(o);
+    data::Digits source;
+    if (const std::string why = lab::parse_digits(o.text("digits"), source); !why.empty()) o.fail("digits", why);
     const lab::ReversalModel m = lab::load_reversal_model(o.text("checkpoint"));
     const auto L = static_cast<std::int64_t>(source.size());
     if (L > m.task.max_len)
         o.fail("digits", std::to_string(L) + " digits; this model was trained on sources of at most " +
                              std::to_string(m.task.max_len) + " (train with --length " + std::to_string(L) + ")");
 
-    const data::ReversalBatch batch = data::make_reversal_batch({source});
-    const nn::GreedyOutput out = m.model->greedy(batch.src, batch.lengths, L + 1, data::kReversalBos, data::kReversalEos);
-    const data::Digits& emitted = out.tokens[0];
-    data::Digits want = data::reversed(source);
-    want.push_back(data::kReversalEos);
-    std::printf("source   %s\noutput   %s\nreversal %s\n", data::to_string(source).c_str(), data::to_string(emitted).c_str(),
-                emitted == want ? "yes" : ("no (the reversal is " + data::to_string(want) + ")").c_str());
-    if (!out.weights.defined()) {
+    const lab::ReversalDecode d = lab::decode_reversal(*m.model, source);
+    lab::print_decode(d);
+    if (!d.weights.defined()) {
         std::printf("this model has no attention (trained with --attention off): there is no alignment to draw\n");
         return 0;
     }
-    const Tensor w = out.weights.select(0, 0);  // [output steps, L]
-    std::cout << "attention (rows: output steps, columns: source positions)\n" << w << "\n";
-    std::vector<std::string> rows, cols;
-    for (std::int64_t i = 0; i < L; ++i) cols.push_back("x" + std::to_string(i + 1) + "=" + std::to_string(source[static_cast<std::size_t>(i)]));
-    for (std::size_t t = 0; t < emitted.size(); ++t)
-        rows.push_back("y" + std::to_string(t + 1) + "=" + data::to_string({emitted[t]}));
-    plots::HeatmapOptions opt{.title = "Alignment while reversing " + data::to_string(source), .row_labels = rows,
-                              .col_labels = cols, .x_title = "source position (digit)", .y_title = "output step (token emitted)",
-                              .vmin = 0.0, .vmax = 1.0, .annotate = L <= 12, .colorbar_label = "attention weight"};
     const std::string stem = o.text("out") + "/alignment";
-    plots::save(plots::heatmap(lab::to_matrix(w), opt), stem);
+    plots::save(lab::alignment_heatmap(d), stem);
     std::printf("wrote %s.svg and %s.png\n", stem.c_str(), stem.c_str());
     return 0;
 }

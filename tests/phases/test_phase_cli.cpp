@@ -95,8 +95,8 @@ TEST_CASE("--sentence and --checkpoint: an unknown word lists the nearest known 
                        "does not know the word");
         check_rejected(p, {"--checkpoint", fixture().out("missing.safetensors")}, "--checkpoint", "missing.safetensors");
     }
-    check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model")}, "--checkpoint",
-                   "multi_head_model", "studies one head");
+    check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "3"}, "--head", "'3'",
+                   "between 1 and 2");
     std::string long_sentence = "the cat";
     for (int i = 0; i < 40; ++i) long_sentence += " sat";
     check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("single_head_model"), "--sentence", long_sentence},
@@ -205,8 +205,14 @@ TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli]
     check_rejected("phase5_seq2seq", {"--checkpoint", fixture().ckpt("causal_model")}, "--checkpoint", "causal_model",
                    "not a seq2seq checkpoint");
     const std::string out = fixture().out("p5_mine");
+    check_rejected("phase5_seq2seq", {"--checkpoint", model, "--digits", "1 2 3 4 5 6"}, "--digits", "'1 2 3 4 5 6'", "at most 5");
+    check_rejected("phase5_seq2seq", {"--digits", "1 2 a"}, "--digits", "'1 2 a'", "'a' is not a digit 0-9");
     const Json m = run_ok("phase5_seq2seq", {"--checkpoint", model, "--hidden", "8", "--steps", "20", "--cost-t", "16",
-                                             "--seed", "0", "--out", out}, out, 5);
+                                             "--seed", "0", "--digits", "3 1 4 1 5", "--out", out}, out, 5);
+    // The same model decodes --digits in the phase as in `seq2seq show`.
+    const auto shown = spawn("seq2seq", {"show", "--checkpoint", model, "--digits", "3 1 4 1 5", "--out", out + "/show"});
+    CHECK_THAT(shown.output, Catch::Contains("output   " + m.at("digits").at("output").as_string() + "\n"));
+    CHECK(fs::exists(out + "/phase5/reversal_attention_digits.png"));
     CHECK(m.at("reversal").at("checkpoint").as_string() == model);
     CHECK(m.at("reversal").at("steps").as_int64() == 20);            // the checkpoint's, not a new run
     CHECK(m.at("reversal").at("accuracy_by_length").size() == 2);    // its lengths: 4 and 5
@@ -215,4 +221,30 @@ TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli]
     char expected[64];
     std::snprintf(expected, sizeof expected, "exact-sequence accuracy %.4f,", m.at("reversal").at("exact_sequence_accuracy").as_double());
     CHECK_THAT(eval.output, Catch::Contains(expected));
+}
+
+TEST_CASE("phase 1 studies one chosen head of a multi-head model", "[phases][cli][phase1]") {
+    const std::string out = fixture().out("p1_head");
+    const Json m = run_ok("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "2",
+                                                 "--sentence", "the cat sat", "--d-k", "4", "--steps", "3", "--out", out}, out, 1);
+    CHECK(m.at("head").as_int64() == 2);
+    CHECK(m.at("d_k").as_int64() == 8);  // d_model 16 over 2 heads
+    // The step-by-step head reproduces the layer (the phase stops otherwise), to within 1e-6.
+    CHECK(m.at("layer_check").at("max_abs_diff_weights").as_double() < 1e-6);
+    CHECK(m.at("layer_check").at("max_abs_diff_output").as_double() < 1e-6);
+    const auto head1 = spawn("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "1",
+                                                    "--sentence", "the cat sat", "--d-k", "4", "--steps", "3",
+                                                    "--out", fixture().out("p1_head1")});
+    REQUIRE(head1.exit_code == 0);
+    const Json m1 = load_json(fixture().out("p1_head1") + "/phase1/metrics.json");
+    CHECK(to_json(m1.at("weights")) != to_json(m.at("weights")));  // two heads, two patterns
+
+    // The bias-free head of `tinygpt train --model qkv-head`: no W_O, so its output is the layer's.
+    const std::string qkv = fixture().out("qkv.safetensors");
+    REQUIRE(spawn("tinygpt", {"train", "--model", "qkv-head", "--steps", "2", "--d-model", "16", "--layers", "1", "--context",
+                              "16", "--batch", "2", "--eval-every", "2", "--out", qkv}).exit_code == 0);
+    const std::string out_qkv = fixture().out("p1_qkv");
+    const Json mq = run_ok("phase1_single_head", {"--checkpoint", qkv, "--sentence", "the cat sat", "--d-k", "4", "--steps", "3",
+                                                  "--out", out_qkv}, out_qkv, 1);
+    CHECK(mq.at("layer_check").at("max_abs_diff_output").as_double() < 1e-6);
 }
