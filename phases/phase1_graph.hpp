@@ -1,4 +1,4 @@
-// phase1_graph.hpp — phase 1, step 6: the graph backward() walks, and the ops as they run.
+// phase1_graph.hpp — phase 1, step 9: the graph backward() walks, and the ops as they run.
 //
 // One attention head of the trained model's first layer is run again with recording
 // on: q, k, v projections -> scores -> scale -> mask -> softmax -> weighted sum,
@@ -22,7 +22,7 @@ namespace attnlab::phase {
 
 // attn: a one-head layer; X: its input, (T, d_model), a constant here.
 inline void section6_graph_backward_walks(Frame& f, const nn::MultiHeadAttention& attn, const Tensor& X) {
-    section("6. The graph backward() walks, and the ops as they run");
+    section("9. The graph backward() walks, and the ops as they run");
     const bool was_recording = GradMode::enabled();
     GradMode::set_enabled(true);  // phase 1 reads under NoGradGuard; this step records on purpose
     const std::int64_t T = X.size(0);
@@ -70,7 +70,7 @@ inline void section6_graph_backward_walks(Frame& f, const nn::MultiHeadAttention
     go.title = "The graph backward() walks: one head, L = sum(output * R)";
     go.shade_by_grad = true;
     f.out.figure(lab::draw_graph(graph, go), "autograd_graph",
-                 "Phase 1, step 6: the autograd graph of one attention head (causal mask) reduced to L = sum(output * R); "
+                 "Phase 1, step 9: the autograd graph of one attention head (causal mask) reduced to L = sum(output * R); "
                  "step n is the op's place in backward()'s order (step 1 runs first), below it the output shape; leaves are "
                  "parameters (green) and constants (grey); red shading is |dL/d(output)| on a log scale.");
 }

@@ -36,7 +36,7 @@ inline plots::HeatmapOptions seed003_heatmap_options(std::string title, std::vec
 }
 
 inline void section6_seed003_three_tokens(Frame& p) {
-    section("6. Seed 003, section 3.1: three tokens, Q = K = V = X");
+    section("7. Seed 003, section 3.1: three tokens, Q = K = V = X");
     const Tensor X = seed003_three_tokens();                            // (3, 4)
     const nn::AttentionResult r = nn::scaled_dot_product_attention(X, X, X);  // scale 1/sqrt(4)
     std::cout << "X = Q = K = V:\n" << X << "\nscores X X^T / sqrt(4):\n" << matmul(X, X.mT()) / 2.0
@@ -58,7 +58,7 @@ inline void section6_seed003_three_tokens(Frame& p) {
 }
 
 inline void section7_seed003_random_self_attention(Frame& p) {
-    section("7. Seed 003, section 4: a random SelfAttention layer (5 tokens, d_model = d_k = 8)");
+    section("8. Seed 003, section 4: a random SelfAttention layer (5 tokens, d_model = d_k = 8)");
     Generator gen(p.seed);
     const Tensor X = randn({5, 8}, kFloat32, gen);  // (T, d_model): random tokens
     nn::SelfAttention attn(8, 8, gen);             // W_Q, W_K, W_V: random, untrained

@@ -6,7 +6,9 @@
 // Steps, as the seed orders them: 1. one query and one key, then one query against
 // all keys; 2. the matrix form for the whole sentence, checked against the layer's
 // own forward; 3. the flow for the token "sat"; 4. the seeds' hand-worked examples;
-// 5. why the sqrt(d_k): variance, saturation, gradients, training.
+// 5. why the sqrt(d_k): variance, saturation, gradients, training; 6. permutation
+// equivariance; 7-8. seed 003's three tokens and a random SelfAttention; 9. the graph
+// backward() walks and the ops as they run.
 //
 // The model is a 2-layer bidirectional encoder (d_model 64, one head, d_k = d_model
 // = 64, the seed's "typically d_k = d_model for single-head"); we look at its first

@@ -33,7 +33,7 @@ inline std::vector<AttentionLayerCount> attention_layer_counts(std::int64_t d_mo
 }
 
 inline void section_single_vs_multi_parameters(Frame& p, std::int64_t d_model, std::int64_t n_heads) {
-    section("6. Single head vs multi-head, parameters: the seed's 3 d^2 vs 4 d^2, counted on the layers");
+    section("6b. Single head vs multi-head, parameters: the seed's 3 d^2 vs 4 d^2, counted on the layers");
     lab::Table t({{"layer", "layer", 36, -1}, {"n_heads", "H", 3, -1}, {"parameters", "parameters", 10, -1},
                   {"formula", "formula", 11, -1}, {"formula_value", "= ", 8, -1}, {"ratio_to_single", "/ single", 8, 3}});
     t.print_header();

@@ -55,7 +55,7 @@ inline plots::HeatmapGridOptions grid_options(std::string title, std::vector<std
 }
 
 inline void section1_dropout(Frame& p) {
-    section("seed 002, 1. MultiHeadAttention(64, 8) with dropout 0.1 on the weights: train vs eval");
+    section("7a. Seed 002 section 1: MultiHeadAttention(64, 8) with dropout 0.1 on the weights: train vs eval");
     Generator gen(p.seed);
     nn::MultiHeadAttention mha(64, 8, 0, 0, gen);
     mha.dropout = 0.1, mha.dropout_gen = &gen;
@@ -92,7 +92,7 @@ inline void section1_dropout(Frame& p) {
 }
 
 inline void section2_structured_embeddings(Frame& p, const Tensor& trained, const std::vector<std::string>& trained_tokens) {
-    section("seed 002, 2. Structured embeddings through a random MHA(64, 4), beside the trained model");
+    section("7b. Seed 002 section 2: Structured embeddings through a random MHA(64, 4), beside the trained model");
     const std::vector<std::string> tokens{"The", "cat", "sat", "on", "the", "mat"};
     Generator gen(p.seed + 42);
     Tensor e = randn({6, 64}, kFloat32, gen);  // (T, d_model)
@@ -131,7 +131,7 @@ inline void section2_structured_embeddings(Frame& p, const Tensor& trained, cons
 }
 
 inline void section3_three_cases(Frame& p) {
-    section("seed 002, 3. MHA(48, 6) on the syntactic, semantic and positional cases");
+    section("7c. Seed 002 section 3: MHA(48, 6) on the syntactic, semantic and positional cases");
     Generator layer_gen(p.seed + 7);
     nn::MultiHeadAttention mha(48, 6, 0, 0, layer_gen);
     mha.eval();
@@ -179,7 +179,7 @@ inline void section3_three_cases(Frame& p) {
 }
 
 inline void section5_single_vs_multi(Frame& p, const Tensor& trained) {
-    section("seed 002, 5. One head vs 8 heads (random, d_model 64, 8 tokens)");
+    section("7d. Seed 002 section 5: One head vs 8 heads (random, d_model 64, 8 tokens)");
     Generator gen(p.seed + 42);
     Tensor x0 = randn({8, 64}, kFloat32, gen);
     std::vector<Tensor> r;

@@ -1,4 +1,4 @@
-// phase3_gradients.hpp — phase 3, step 7: gradients through attention.
+// phase3_gradients.hpp — phase 3, step 8: gradients through attention.
 //
 // For the toy sentence's next-token loss under the causal model: dL/dA for every layer
 // and head (diverging colours centred on 0) beside A itself; the gradient-weighted
@@ -21,7 +21,7 @@ namespace attnlab::phase {
 // tokens: <bos> words <eos>, ids the same as token ids [T].
 inline void section7_attention_gradients(Frame& f, nn::Transformer& model, const std::vector<std::int64_t>& ids,
                                          const std::vector<std::string>& tokens) {
-    section("7. Gradients through attention: dL/dA for the next-token loss");
+    section("8. Gradients through attention: dL/dA for the next-token loss");
     const lab::AttentionGradients g = lab::attention_gradients(model, ids);
     std::printf("next-token loss on '%s': %.4f\n", f.opt.text("sentence").c_str(), g.loss);
     const std::int64_t L = static_cast<std::int64_t>(g.grads.size()), H = g.grads[0].size(0);
@@ -65,7 +65,7 @@ inline void section7_attention_gradients(Frame& f, nn::Transformer& model, const
     f.out.figure(plots::figure_grid({plots::heatmap_grid(a_panels, ao), plots::heatmap_grid(g_panels, go)},
                                     {.title = "Attention and its gradient, causal model, per layer (L) and head (H)"}),
                  "attention_gradients",
-                 "Phase 3, step 7: each head's attention weights A (left) and the gradient dL/dA of the sentence's "
+                 "Phase 3, step 8: each head's attention weights A (left) and the gradient dL/dA of the sentence's "
                  "next-token loss (right; blue: more weight there would lower the loss, red: raise it; masked pairs are 0).");
 
     plots::HeatmapGridOptions ro;
@@ -74,7 +74,7 @@ inline void section7_attention_gradients(Frame& f, nn::Transformer& model, const
     ro.colorbar_label = "share of the query's input";
     f.out.figure(plots::heatmap_grid({to_matrix(g.plain_rollout), to_matrix(g.weighted_rollout)}, ro),
                  "gradient_weighted_rollout",
-                 "Phase 3, step 7: attention rollout through the layers (left) beside the rollout of gradient-weighted "
+                 "Phase 3, step 8: attention rollout through the layers (left) beside the rollout of gradient-weighted "
                  "attention (right: positive part of -A * dL/dA, the weight that lowers the next-token loss, heads averaged, "
                  "rows normalised).");
     auto matrices = [](const std::vector<Tensor>& per_layer) {  // [l][h][i][j]

@@ -11,6 +11,8 @@
 //   4. attention rollout through causal_model's layers, beside its raw last layer
 //   5. attention distance per layer and head: local or global, causal or bidirectional?
 //   6. the explorer page: both models' weights, run live in the page on any text (the toy sentences listed)
+//   7. head types: which heads follow the grammar's dependencies (and on generated text, 7b)
+//   8. gradients through attention: dL/dA per head, gradient-weighted rollout
 // and writes out/phase3/: attention_flow, 3d_attention (+ .gif), attention_rollout,
 // attention_distance (.svg + .png), explorer.html, explorer_data.json, metrics.json.
 // Every figure and printed line numbers layers and heads from 1 (layer 1, head 1), as

@@ -41,7 +41,7 @@ inline PruningToMinimum prune_to_minimum(nn::Transformer& model, double toleranc
 }
 
 inline void section_pruning_to_minimum(phase::Frame& p, nn::Transformer& model, double tolerance = 0.05) {
-    phase::section("8. Pruning to the minimum: heads off one after another, least important first");
+    phase::section("8b. Pruning to the minimum: heads off one after another, least important first");
     const PruningToMinimum r = prune_to_minimum(model, tolerance);
     const std::vector<std::string> names = head_names(model);
     lab::Table t({{"heads_on", "heads on", 8, -1}, {"switched_off", "then off", 8, -1}, {"importance", "alone off", 9, 4},

@@ -210,7 +210,9 @@ void section6_alignment(Phase5& p) {
     lab::print_decode(d);
     p.m["digits"] = Json::Object{{"source", data::to_string(d.source)}, {"output", data::to_string(d.output)},
                                  {"is_reversal", d.is_reversal}};
-    if (d.weights.defined()) p.out.figure(lab::alignment_heatmap(d), "reversal_attention_digits");
+    if (d.weights.defined()) p.out.figure(lab::alignment_heatmap(d), "reversal_attention_digits",
+                                         "Phase 5: the main model's attention while decoding your --digits: rows are the tokens it "
+                                         "emitted, columns the source digits; reversing reads the anti-diagonal.");
 }
 
 double last_20(const std::vector<double>& loss) {  // the mean training loss of the last 20 steps (or of all, if fewer)
@@ -338,9 +340,8 @@ nn::ScoreKind score_kind(const lab::Options& opt) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    const auto t_start = std::chrono::steady_clock::now();
-    lab::Options opt("phase5", "Phase 5 (seeds 003-004): attention in a GRU encoder-decoder that learns to reverse digits.");
+// The learner's settings (`phase5 --help` lists them).
+void declare_flags(lab::Options& opt) {
     add_common_flags(opt, {.phase = "phase5", .model = "", .seed = 5, .sentence = false});
     opt.add("checkpoint", "PATH", "", "a reversal model from `seq2seq train`: steps 5-6 show it instead of training the "
             "main model (its source lengths replace --length; --score and --steps then set only the comparisons)");
@@ -350,12 +351,12 @@ int main(int argc, char** argv) {
     opt.add("score", "KIND", "additive", "the main model's scoring: dot, scaled_dot, additive, multiplicative");
     opt.add("steps", "N", "1000", "training steps of the main model; each comparison trains 30% of them");
     opt.add("cost-t", "LIST", "64,128,256,512,1024,2048", "sequence lengths step 10 times");
-    opt.parse(argc, argv);
-    const std::int64_t hidden = opt.integer("hidden", 2, 1024);
-    if (hidden % 2) opt.fail("hidden", "must be even (the encoder's two directions have hidden / 2 each)");
-    const nn::ScoreKind kind = score_kind(opt);
-    const std::vector<std::int64_t> cost_lengths = opt.int_list("cost-t", 1, 8192);
-    Phase5 p(opt);
+}
+
+// Steps 5-6's model (the learner's --checkpoint, or trained here) and source (--digits), each
+// checked before any work; then the held-out set and the examples every figure reads.
+void section0_settings(Phase5& p) {
+    const lab::Options& opt = p.opt;
     p.task.max_len = opt.integer("length", p.task.min_len, lab::kLongestReversal);
     if (opt.given("checkpoint")) {
         try {
@@ -382,6 +383,19 @@ int main(int argc, char** argv) {
     p.held_out = data::held_out_sources(eval_gen, 100, p.task);
     const std::int64_t example_len = std::min<std::int64_t>(8, p.task.max_len), first = 100 * (example_len - p.task.min_len);
     for (std::int64_t k : {10, 20, 30, 40}) p.examples.push_back(p.held_out[static_cast<std::size_t>(first + k)]);  // 100 per length
+}
+
+int main(int argc, char** argv) {
+    const auto t_start = std::chrono::steady_clock::now();
+    lab::Options opt("phase5", "Phase 5 (seeds 003-004): attention in a GRU encoder-decoder that learns to reverse digits.");
+    declare_flags(opt);
+    opt.parse(argc, argv);
+    const std::int64_t hidden = opt.integer("hidden", 2, 1024);
+    if (hidden % 2) opt.fail("hidden", "must be even (the encoder's two directions have hidden / 2 each)");
+    const nn::ScoreKind kind = score_kind(opt);
+    const std::vector<std::int64_t> cost_lengths = opt.int_list("cost-t", 1, 8192);
+    Phase5 p(opt);
+    section0_settings(p);
     section1_gru(p);
     section2_scoring_functions(p);
     section3_cross_attention(p);
