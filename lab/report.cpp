@@ -36,7 +36,7 @@ std::string Table::line(const std::vector<Json>& values) const {
         else if (c.decimals < 0)
             std::snprintf(cell, sizeof cell, "%*lld", c.width, static_cast<long long>(v.as_int64()));
         else
-            std::snprintf(cell, sizeof cell, "%*.*f", c.width, c.decimals, v.as_double());
+            std::snprintf(cell, sizeof cell, c.scientific ? "%*.*e" : "%*.*f", c.width, c.decimals, v.as_double());
         s += (s.size() > indent_.size() ? " " : "") + std::string(cell);
     }
     return s;

@@ -26,6 +26,7 @@ struct Column {
     int width = 9;       // printed width (at least the header's)
     int decimals = 3;    // < 0: a whole number or a string
     bool printed = true; // false: recorded and drawn, not printed (a list, say)
+    bool scientific = false;  // printed as 1.23e-04 (decimals digits after the point): values spanning decades
 };
 
 class Table {

@@ -13,12 +13,15 @@
 //   7. attention vs none: the bottleneck grows with the source length
 //   8. scoring functions and 9. softmax vs sparsemax vs top-k, on the same task
 //  10. the cost of attention: quadratic in T; 11. the fused path (phase5_fused_attention.hpp)
+//  12. hard vs soft attention and dropout (seed 004; phase5_seed004.hpp); 13. learned vs
+//      sinusoidal positions (seed 003 exercise 3; phase5_positional.hpp)
+//  14. attention vs RNN vs CNN vs fully connected on recall-k-back (phase5_architectures.hpp)
 //
 // `phase5 --help` lists the settings: the seed, the GRU's --hidden width, the longest
 // source (--length), the main model's --score, its --steps (the comparisons train 30%
-// of them), the lengths step 10 times (--cost-t), --out, --checkpoint (a model of
-// `seq2seq train` studied in steps 5-6 in place of the main one) and --digits (a source of
-// the learner's, decoded and drawn in step 6).
+// of them, step 14's four models 60%), the lengths step 10 times (--cost-t), --out,
+// --checkpoint (a model of `seq2seq train` studied in steps 5-6 in place of the main one)
+// and --digits (a source of the learner's, decoded and drawn in step 6).
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -29,6 +32,7 @@
 #include "lab/report.hpp"
 #include "lab/run_config.hpp"
 #include "lab/seq2seq_experiment.hpp"
+#include "phases/phase5_architectures.hpp"
 #include "phases/phase5_fused_attention.hpp"
 #include "phases/phase5_seed004.hpp"
 #include "phases/phase_common.hpp"
@@ -331,6 +335,14 @@ void section10_cost(Phase5& p, const std::vector<std::int64_t>& lengths) {
                  "Phase 5: time of attention's core and of its projections against T, log-log, with fitted exponents.");
 }
 
+// Steps 1-4: the building blocks, before any training.
+void sections1_4_building_blocks(Phase5& p) {
+    section1_gru(p);
+    section2_scoring_functions(p);
+    section3_cross_attention(p);
+    section4_positional_encodings(p);
+}
+
 nn::ScoreKind score_kind(const lab::Options& opt) {
     const std::string name = opt.choice("score", {"dot", "scaled_dot", "additive", "multiplicative"});
     for (auto kind : {nn::ScoreKind::dot, nn::ScoreKind::scaled_dot, nn::ScoreKind::additive, nn::ScoreKind::multiplicative})
@@ -349,7 +361,7 @@ void declare_flags(lab::Options& opt) {
     opt.add("hidden", "N", "64", "GRU width of every model (the decoder state; the encoder's two directions share it)");
     opt.add("length", "N", "10", "longest source (sources have 4 to N digits)");
     opt.add("score", "KIND", "additive", "the main model's scoring: dot, scaled_dot, additive, multiplicative");
-    opt.add("steps", "N", "1000", "training steps of the main model; each comparison trains 30% of them");
+    opt.add("steps", "N", "1000", "training steps of the main model; each comparison trains 30% of them, step 14's four models 60%");
     opt.add("cost-t", "LIST", "64,128,256,512,1024,2048", "sequence lengths step 10 times");
 }
 
@@ -396,10 +408,7 @@ int main(int argc, char** argv) {
     const std::vector<std::int64_t> cost_lengths = opt.int_list("cost-t", 1, 8192);
     Phase5 p(opt);
     section0_settings(p);
-    section1_gru(p);
-    section2_scoring_functions(p);
-    section3_cross_attention(p);
-    section4_positional_encodings(p);
+    sections1_4_building_blocks(p);
     section5_train(p, kind, hidden);
     section6_alignment(p);
     section7_8_compare(p);
@@ -407,6 +416,7 @@ int main(int argc, char** argv) {
     section10_cost(p, cost_lengths);
     p.m["fused_attention"] = phase5::fused_attention_section(p.out);  // 11. the fused path
     seed004::sections12_13(p, p.held_out, p.task, p.compare_steps, hidden);  // seed 004 §3.2, §12; seed 003 ex. 3
+    p.m["architectures"] = phase5::architectures_section(p.out, p.seed, p.main_steps * 6 / 10);  // 14. (60% of --steps)
     p.m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("\nphase 5 done in %.1f s\n", p.m.at("wall_seconds").as_double());

@@ -37,7 +37,7 @@ runs `write` after `make all`: the one command to run when a change is meant to 
 numbers (new training numerics, a new default), with the reason in the commit message.
 
 A value is left out when it measures time: any key that names seconds or milliseconds
-("seconds", "ms" between underscores or at either end), a speed-up ("speedup"), an exponent
+("seconds", "ms" between underscores or at either end), a speed-up ("speedup" or "speed-up"), an exponent
 fitted to times ("time" as a whole word, as in time_exponent), and phase 5's
 attention_cost section (timings and the exponent fitted to them). Everything else is compared
 exactly: numbers, strings, booleans, lists.
@@ -63,10 +63,10 @@ bool has_word(std::string_view key, std::string_view word) {
     return false;
 }
 
-// "seconds" or "speedup" anywhere, or "ms" or "time" as a whole word (time_exponent: the
+// "seconds", "speedup" or "speed-up" anywhere, or "ms" or "time" as a whole word (time_exponent: the
 // slope fitted to measured times, as noisy as the times themselves).
 bool is_timing_key(std::string_view key) {
-    if (key.find("seconds") != key.npos || key.find("speedup") != key.npos) return true;
+    if (key.find("seconds") != key.npos || key.find("speedup") != key.npos || key.find("speed-up") != key.npos) return true;
     return has_word(key, "ms") || has_word(key, "time");
 }
 
