@@ -27,13 +27,16 @@ inline void section6_graph_backward_walks(Frame& f, const nn::MultiHeadAttention
     GradMode::set_enabled(true);  // phase 1 reads under NoGradGuard; this step records on purpose
     const std::int64_t T = X.size(0);
     Generator gen(f.seed);
-    const Tensor R = randn({T, attn.d_k}, X.dtype(), gen);  // (T, d_k)
+    // The layer's projections taken as one head: for a single-head layer that is the head
+    // itself (d_k = d_model); a multi-head layer's heads would be slices of these columns.
+    const std::int64_t width = attn.w_v.weight.size(0);
+    const Tensor R = randn({T, width}, X.dtype(), gen);  // (T, width)
     std::ostringstream trace;
     Graph graph;
     {
         TraceGuard tracing(trace);
-        const Tensor q = attn.w_q.forward(X), k = attn.w_k.forward(X), v = attn.w_v.forward(X);  // (T, d_k) each
-        const nn::AttentionResult head = nn::scaled_dot_product_attention(q, k, v, nn::Mask::causal(T));  // (T, d_k)
+        const Tensor q = attn.w_q.forward(X), k = attn.w_k.forward(X), v = attn.w_v.forward(X);  // (T, width) each
+        const nn::AttentionResult head = nn::scaled_dot_product_attention(q, k, v, nn::Mask::causal(T));  // (T, width)
         const Tensor L = sum(head.output * R);  // []
         std::vector<std::pair<std::string, Tensor>> names{{"X (input)", X}, {"R (fixed)", R}};
         for (const nn::NamedParameter& np : attn.named_parameters()) names.emplace_back(np.name, np.tensor);
