@@ -302,7 +302,7 @@ void section5b_train_with_and_without(Phase1& p, std::int64_t d_k, std::int64_t 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     lab::Options opt("phase1", "Phase 1 of seed 000: single-head scaled dot-product attention, step by step.");
     add_common_flags(opt, {.phase = "phase1", .model = "single_head_model", .seed = 0});
     opt.add("d-k", "LIST", "8,32,128", "head widths of step 5's sqrt(d_k) experiment; the pointer task uses the largest");
@@ -331,4 +331,6 @@ int main(int argc, char** argv) {
     section7_seed003_random_self_attention(p);
     section6_graph_backward_walks(p, p.block().attn, p.X);
     p.out.save_metrics();
+} catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1
+    return phase::unexpected_error(argv[0], e);
 }

@@ -259,7 +259,7 @@ void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     lab::Options opt("phase2", "Phase 2 of seed 000: multi-head attention, step by step, and a sweep over the number of heads.");
     add_common_flags(opt, {.phase = "phase2", .model = "multi_head_model", .seed = 0});
     opt.add("compare-checkpoint", "PATH", "out/checkpoints/single_head_model.safetensors", "the model step 6 compares with --checkpoint");
@@ -287,4 +287,6 @@ int main(int argc, char** argv) {
     section6b_heads_sweep(p, head_counts, d_model, steps);
     seed002::sections(p, p.patterns, p.tokens);
     p.out.save_metrics();
+} catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1
+    return phase::unexpected_error(argv[0], e);
 }

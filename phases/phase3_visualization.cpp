@@ -327,7 +327,7 @@ void section6_explorer(Phase3& p) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     lab::Options opt("phase3", "Phase 3 of seed 000: seeing what trained attention does (flow, 3-D, rollout, distance, explorer).");
     phase::add_common_flags(opt, {.phase = "phase3", .model = "causal_model", .seed = 0});
     opt.add("compare-checkpoint", "PATH", "out/checkpoints/multi_head_model.safetensors", "the bidirectional model shown beside it");
@@ -344,4 +344,6 @@ int main(int argc, char** argv) {
     phase::section7_attention_gradients(p, p.models[0].model(), framed(p.sentences[0]), p.tokens());
     p.out.save_metrics();
     return 0;
+} catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1
+    return phase::unexpected_error(argv[0], e);
 }

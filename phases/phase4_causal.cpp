@@ -396,7 +396,7 @@ std::vector<std::size_t> prune_order(const lab::Options& opt, const std::vector<
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     const auto t_start = std::chrono::steady_clock::now();
     lab::Options opt("phase4", "Phase 4 of seed 000: causal masking and autoregressive attention.");
     add_common_flags(opt, {.phase = "phase4", .model = "causal_model", .seed = lab::standard_config(lab::Task::causal).seed});
@@ -427,4 +427,6 @@ int main(int argc, char** argv) {
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());
+} catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1
+    return phase::unexpected_error(argv[0], e);
 }

@@ -397,7 +397,7 @@ void section0_settings(Phase5& p) {
     for (std::int64_t k : {10, 20, 30, 40}) p.examples.push_back(p.held_out[static_cast<std::size_t>(first + k)]);  // 100 per length
 }
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     const auto t_start = std::chrono::steady_clock::now();
     lab::Options opt("phase5", "Phase 5 (seeds 003-004): attention in a GRU encoder-decoder that learns to reverse digits.");
     declare_flags(opt);
@@ -421,4 +421,6 @@ int main(int argc, char** argv) {
     p.out.save_metrics();
     std::printf("\nphase 5 done in %.1f s\n", p.m.at("wall_seconds").as_double());
     return 0;
+} catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1
+    return phase::unexpected_error(argv[0], e);
 }

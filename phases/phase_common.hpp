@@ -12,6 +12,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,16 @@ inline std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::
         o.fail("sentence", std::to_string(ids.size()) + " words, but the model reads at most " +
                                std::to_string(context - 2) + " (its context is " + std::to_string(context) + ")");
     return ids;
+}
+
+// What a phase's main() does with an error none of its sections caught (a model it cannot
+// read, or a bug): print it under the program's name and exit with status 1, never abort.
+inline int unexpected_error(const char* argv0, const std::exception& e) {
+    std::fflush(stdout);  // what the phase printed so far comes first
+    std::string name = argv0;
+    name = name.substr(name.find_last_of('/') + 1);
+    std::fprintf(stderr, "%s: error: %s\n", name.c_str(), e.what());
+    return 1;
 }
 
 // Where one phase writes: figures as <dir>/<name>.svg + .png, numbers in <dir>/metrics.json,
