@@ -147,4 +147,13 @@ struct GoldPair {
 };
 std::vector<GoldPair> toy_gold_pairs(std::span<const std::int64_t> words);
 
+// What the toy language's nouns mean, for semantic heads (lab/head_roles.hpp: attention from a
+// noun to related nouns). Every noun, in both numbers ("cat" and "cats"), is in one class; other
+// words, specials and ids outside the vocabulary are `none`. The rules never read it: the
+// grammar picks nouns uniformly within their number, so a sentence's nouns are related only
+// by chance, and what the language generates is the same with or without this table.
+enum class NounClass { none, animal, person, household_object, place };
+const char* noun_class_name(NounClass c);  // "animal", "person", "household object", "place", "none"
+NounClass noun_class(std::int64_t word);
+
 }  // namespace attnlab::data

@@ -63,6 +63,20 @@ const std::array<WordClass, 2> kNoun{
     WordClass{"plural noun", {"cats", "dogs", "mats", "animals", "streets", "foxes", "kittens", "birds", "rugs",
                               "chairs", "trees", "gardens", "boxes", "houses", "mice", "children"}}};
 
+// What each noun means (data/grammar.hpp: noun_class), both numbers of a noun together. The
+// rules never read this table. A tree counts as a place: the grammar uses it as one ("under
+// the tree", "near the tree"). noun_class checks that every noun above is in exactly one class.
+struct NounMeaning {
+    NounClass meaning;
+    std::vector<std::string> words;
+};
+const std::array<NounMeaning, 4> kNounMeanings{
+    NounMeaning{NounClass::animal, {"cat", "cats", "dog", "dogs", "animal", "animals", "fox", "foxes", "kitten", "kittens",
+                                    "bird", "birds", "mouse", "mice"}},
+    NounMeaning{NounClass::person, {"child", "children"}},
+    NounMeaning{NounClass::household_object, {"mat", "mats", "rug", "rugs", "chair", "chairs", "box", "boxes"}},
+    NounMeaning{NounClass::place, {"street", "streets", "garden", "gardens", "house", "houses", "tree", "trees"}}};
+
 // Adjectives come in English order, a quality before a colour ("the quick brown fox",
 // never "the brown quick fox"), which also keeps one from repeating.
 const WordClass kQuality{"adjective", {"big", "small", "quick", "lazy", "old", "happy", "hungry", "tired", "sleepy",
@@ -232,6 +246,37 @@ std::vector<GoldPair> toy_gold_pairs(std::span<const std::int64_t> words) {
         }
     }
     return pairs;
+}
+
+const char* noun_class_name(NounClass c) {
+    switch (c) {
+        case NounClass::none: return "none";
+        case NounClass::animal: return "animal";
+        case NounClass::person: return "person";
+        case NounClass::household_object: return "household object";
+        case NounClass::place: return "place";
+    }
+    return "?";
+}
+
+NounClass noun_class(std::int64_t word) {
+    static const std::vector<NounClass> table = [] {  // [token id]
+        const Vocab& v = toy_grammar().vocab();
+        std::vector<NounClass> t(static_cast<std::size_t>(v.size()), NounClass::none);
+        for (const NounMeaning& m : kNounMeanings)
+            for (const std::string& w : m.words) {
+                NounClass& slot = t[static_cast<std::size_t>(v.id(w))];
+                if (slot != NounClass::none || !in_any({&kNoun[0], &kNoun[1]}, w))
+                    throw ValueError("noun_class: '" + w + "' is not a noun or is in two classes (data/toy_grammar.cpp)");
+                slot = m.meaning;
+            }
+        for (const WordClass& nouns : kNoun)
+            for (const std::string& w : nouns.words)
+                if (t[static_cast<std::size_t>(v.id(w))] == NounClass::none)
+                    throw ValueError("noun_class: the noun '" + w + "' has no class (data/toy_grammar.cpp)");
+        return t;
+    }();
+    return word >= 0 && word < static_cast<std::int64_t>(table.size()) ? table[static_cast<std::size_t>(word)] : NounClass::none;
 }
 
 const Grammar& toy_grammar() {

@@ -6,9 +6,11 @@
 // in every sentence it generates (data/grammar.hpp: toy_gold_pairs), plus pronoun ->
 // antecedent; lab/head_roles measures, per head of both trained models, the mean weight
 // on the gold key over sentences drawn from the grammar, beside uniform attention's.
-// Then seed 001's exercise 3: the same weights on text the causal model writes itself
-// (greedy from a prompt), per layer. The grammar has no semantic classes of nouns, so
-// "semantic heads (related nouns)" cannot be scored here.
+// Semantic heads (related nouns): each noun has a meaning (data/grammar.hpp: noun_class), and
+// lab/head_roles scores the mass a noun puts on related nouns and on nouns of other classes,
+// each beside uniform's; a head that lifts related nouns above twice chance and above the
+// other nouns (1.5 times their lift) is called semantic. Then seed 001's exercise 3: the same weights on text the
+// causal model writes itself (greedy from a prompt), per layer.
 #pragma once
 #include <algorithm>
 
@@ -27,7 +29,7 @@ using namespace attnlab::phase;
 // determiner -> noun pair the other way round (the noun comes later).
 inline std::vector<std::string> relation_order(bool causal) {
     return {"verb->subject", causal ? "object->verb" : "verb->object", causal ? "noun->determiner" : "determiner->noun",
-            "previous token", "pronoun->antecedent"};
+            "previous token", "pronoun->antecedent", lab::kRelatedNoun, lab::kOtherNoun};
 }
 
 inline const lab::HeadRoleScore* find_score(const std::vector<lab::HeadRoleScore>& s, const std::string& rel, std::int64_t l,
@@ -59,6 +61,29 @@ inline Json seed_expectations(const std::string& model, const std::vector<lab::H
                                        {"weight", n.weight}, {"uniform", n.uniform}, {"best_head", best},
                                        {"best_weight", b.weight}, {"matches", match}});
         }
+    return out;
+}
+
+// Per head: its related-noun and other-noun mass as multiples of uniform's, and whether it is
+// a semantic head (lab::is_semantic_head), printed and returned for metrics.json.
+inline Json semantic_heads(const std::string& model, const std::vector<lab::HeadRoleScore>& s, std::int64_t L, std::int64_t H) {
+    Json out = Json::array();
+    if (!find_score(s, lab::kRelatedNoun, 0, 0)) return out;  // no noun saw both kinds in the sentences
+    std::string found;
+    for (std::int64_t l = 0; l < L; ++l)
+        for (std::int64_t h = 0; h < H; ++h) {
+            const lab::HeadRoleScore &r = *find_score(s, lab::kRelatedNoun, l, h), &o = *find_score(s, lab::kOtherNoun, l, h);
+            const bool semantic = lab::is_semantic_head(r, o);
+            const std::string head = "L" + std::to_string(l + 1) + "H" + std::to_string(h + 1);
+            if (semantic) found += (found.empty() ? "" : ", ") + head;
+            out.push_back(Json::Object{{"head", head}, {"related_vs_uniform", r.weight / r.uniform},
+                                       {"other_vs_uniform", o.weight / o.uniform}, {"semantic", semantic}});
+        }
+    std::printf("  %s: semantic heads (related nouns > 2x uniform and > 1.5x the other nouns' lift; %lld noun queries): %s\n",
+                model.c_str(), (long long)find_score(s, lab::kRelatedNoun, 0, 0)->pairs, found.empty() ? "none" : found.c_str());
+    for (const Json& x : out.as_array())
+        std::printf("    %s related %.2fx uniform, other nouns %.2fx\n", x.at("head").as_string().c_str(),
+                    x.at("related_vs_uniform").as_double(), x.at("other_vs_uniform").as_double());
     return out;
 }
 
@@ -95,7 +120,8 @@ inline plots::Figure head_types_of(Frame& p, const std::string& name, nn::Transf
         t.row(row);
     }
     p.m["head_types"][name] = Json::Object{{"causal", causal}, {"relations", t.json()},
-                                           {"seed_patterns", seed_expectations(name, s, causal, L, H)}};
+                                           {"seed_patterns", seed_expectations(name, s, causal, L, H)},
+                                           {"semantic_heads", semantic_heads(name, s, L, H)}};
     plots::HeatmapOptions o;
     o.title = name + " (" + (causal ? "causal" : "bidirectional") + ")";
     o.row_labels = rows, o.col_labels = head_labels;
@@ -162,10 +188,12 @@ inline void section_head_types(Frame& p, nn::LoadedCheckpoint& causal, nn::Loade
     p.m["head_types"]["sentences"] = n_sentences;
     plots::Figure a = head_types_of(p, "multi_head_model", *bidirectional.model, sentences);
     plots::Figure b = head_types_of(p, "causal_model", *causal.model, sentences);
-    p.out.figure(plots::hstack({a, b}, "Mean attention on the grammar's gold key, per head (" + std::to_string(n_sentences) + " sentences)"),
+    p.out.figure(plots::hstack({a, b}, "Mean attention on the grammar's gold key (nouns: mass on related / other nouns), per head (" +
+                                           std::to_string(n_sentences) + " sentences)"),
                  "head_types",
                  "Phase 3: per head, the mean attention weight a word puts on its grammatical partner (verb->subject, "
-                 "verb->object, determiner/noun, previous token, pronoun->antecedent), bidirectional and causal model.");
+                 "verb->object, determiner/noun, previous token, pronoun->antecedent) and the mass a noun puts on related "
+                 "nouns (same meaning) and on other nouns, bidirectional and causal model.");
     section("7b. Seed 001 exercise 3: the same weights on text the causal model generates");
     generated_text_roles(p, *causal.model, {"the animal didn't cross the street because", "the cats near the dog sleep because", "this dog sat on the mat because"});
 }

@@ -56,7 +56,8 @@ struct Phase4 : Frame {
     std::int64_t T = 0;
     std::unique_ptr<nn::Transformer> encoder;  // the model's weights without the mask
     lab::TrainResult masked, unmasked;     // step 4's runs (masked is also step 7's and 8's reference)
-    lab::AttentionTimeline timeline;           // the sentence's attention at each evaluation of the masked run (step 9)
+    lab::TrainResult whole;                // step 8's replay of the recipe's whole run (step 9 draws it learning)
+    lab::AttentionTimeline timeline;       // the sentence's attention at each evaluation of that replay (step 9)
     nn::Transformer& gpt() const { return *ckpt.model; }
 };
 
@@ -144,8 +145,7 @@ void train_with_and_without(Phase4& p) {
     std::printf("each run: the model's recipe (d_model %lld, %lld heads, %lld layers, T %lld, B %lld), its first %lld steps\n",
                 (long long)r.d_model, (long long)r.n_heads, (long long)r.n_layers, (long long)r.context, (long long)r.batch,
                 (long long)p.steps);
-    p.timeline.probe = p.ids;  // step 9 draws the sentence's attention as this run learns
-    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery, lab::recording(p.timeline));
+    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery);
     p.unmasked = phase4::train_variant(r, {"no mask", false}, p.steps, p.steps);
     const std::string checkpoint = p.opt.text("checkpoint"), csv_path = lab::loss_csv_path(checkpoint);
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
@@ -322,8 +322,11 @@ void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& varian
 void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>& heads) {
     section("8. Attention entropy during training, and pruning heads");
     // The recipe's whole run (causal_model's own training, replayed), not only step 4's first --steps.
+    // The same replay reads the sentence at each evaluation for step 9: the run is trained once.
     const Tensor probe = data::make_lm_validation(data::toy_grammar(), 1, 16, p.recipe.context)[0].ids;  // (1, T)
-    const phase4::EntropyRun run = phase4::entropy_over_training(p.recipe, kEntropyEvery, probe);
+    p.timeline.probe = p.ids;
+    phase4::EntropyRun run = phase4::entropy_over_training(p.recipe, kEntropyEvery, probe, lab::recording(p.timeline));
+    p.whole = std::move(run.run);
     const std::vector<double> trained = phase4::mean_entropy_per_head(p.gpt(), probe);  // the loaded checkpoint's
     const double last = run.steps.back();
     std::vector<plots::Series> es;
@@ -423,7 +426,7 @@ int main(int argc, char** argv) try {
     section8a_entropy_during_training(p, phase4::head_names(p.gpt()));
     section8b_head_pruning(p, phase4::head_names(p.gpt()), order);
     phase4::section_pruning_to_minimum(p, p.gpt());
-    section9_attention_while_it_learns(p, p.timeline, p.masked, p.ckpt.info.vocab);
+    section9_attention_while_it_learns(p, p.timeline, p.whole, p.ckpt.info.vocab);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());

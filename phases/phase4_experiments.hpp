@@ -288,15 +288,20 @@ inline lab::TrainResult train_variant(const lab::TrainConfig& base, const Varian
 
 // The attention entropy of every head (head_names order, on `probe`) over a whole training
 // run of `base`, at step 0 and every `every` steps (and the last): the run is the recipe's
-// own, so with causal_model's recipe its last record is the checkpoint's entropy.
+// own, so with causal_model's recipe its last record is the checkpoint's entropy. `also`
+// (e.g. lab::recording, a sentence's attention) runs at the same evaluations, so one replay
+// of the run serves every view of it; observing changes nothing in the run.
 struct EntropyRun {
     std::vector<double> steps;
     std::vector<std::vector<double>> entropy;  // [record][head]
+    lab::TrainResult run;                      // the replayed run itself: its loss curve, its model
 };
-inline EntropyRun entropy_over_training(const lab::TrainConfig& base, std::int64_t every, const Tensor& probe) {
+inline EntropyRun entropy_over_training(const lab::TrainConfig& base, std::int64_t every, const Tensor& probe,
+                                        std::function<void(std::int64_t, nn::Transformer&)> also = {}) {
     EntropyRun r;
-    train_variant(base, {"causal"}, base.steps, every, [&](std::int64_t step, nn::Transformer& model) {
+    r.run = train_variant(base, {"causal"}, base.steps, every, [&](std::int64_t step, nn::Transformer& model) {
         r.steps.push_back(static_cast<double>(step)), r.entropy.push_back(mean_entropy_per_head(model, probe));
+        if (also) also(step, model);
     });
     return r;
 }

@@ -147,6 +147,15 @@ public:
         captions_[name] = caption;
         std::printf("  wrote %s/%s.svg and .png\n", dir_.c_str(), name.c_str());
     }
+    // Saves <dir>/<name>.gif: the frames (all the same size) looping, delay_cs hundredths of a
+    // second each. Its caption goes to captions.json like a figure's: the gallery shows the
+    // animation as a figure of its own, under its own caption.
+    void animation(const std::vector<plots::Figure>& frames, const std::string& name, const std::string& caption,
+                   int delay_cs) {
+        plots::save_gif(frames, dir_ + "/" + name + ".gif", delay_cs);
+        captions_[name] = caption;
+        std::printf("  wrote %s/%s.gif (%zu frames)\n", dir_.c_str(), name.c_str(), frames.size());
+    }
     // metrics.json, and captions.json: {figure name: caption} for every figure saved above.
     void save_metrics() {
         save_json(dir_ + "/metrics.json", metrics_);

@@ -8,11 +8,11 @@
 //
 // It reads only what the phases wrote; a phase that has not run is left out, and
 // the page says so. Usage: build/gallery [--out DIR]   (default out; --help lists it)
-#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -222,14 +222,16 @@ int main(int argc, char** argv) {
                 html += "</ul>\n";
             }
             const std::map<std::string, std::string> captions = read_captions(dir);
-            std::vector<std::string> stems;
+            // A figure is a .png (its .svg linked) or an animation, a .gif alone (phase::Output::animation);
+            // a .gif beside a .png of the same name is that still's animated form, under one caption.
+            std::set<std::string> stems;
             for (const auto& e : fs::directory_iterator(dir))
-                if (e.path().extension() == ".png") stems.push_back(e.path().stem().string());
-            std::sort(stems.begin(), stems.end());
+                if (e.path().extension() == ".png" || e.path().extension() == ".gif") stems.insert(e.path().stem().string());
             for (const std::string& s : stems) {
                 const std::string base = "phase" + std::to_string(n) + "/" + s;
                 const bool gif = fs::exists(dir + "/" + s + ".gif");
-                html += "<figure><a href=\"" + base + (fs::exists(dir + "/" + s + ".svg") ? ".svg" : ".png") + "\"><img src=\"" +
+                const std::string link = fs::exists(dir + "/" + s + ".svg") ? ".svg" : fs::exists(dir + "/" + s + ".png") ? ".png" : ".gif";
+                html += "<figure><a href=\"" + base + link + "\"><img src=\"" +
                         base + (gif ? ".gif" : ".png") + "\" alt=\"" + html_escape(s) + "\"></a><figcaption><b>" +
                         html_escape(s) + "</b>: " + html_escape(captions.count(s) ? captions.at(s) : "(no caption recorded)") +
                         "</figcaption></figure>\n";

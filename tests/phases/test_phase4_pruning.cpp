@@ -5,6 +5,7 @@
 
 #include "data/grammar.hpp"
 #include "data/lm_batches.hpp"
+#include "lab/attention_timeline.hpp"
 #include "phases/phase4_pruning.hpp"
 
 using namespace attnlab;
@@ -50,5 +51,13 @@ TEST_CASE("entropy over training records step 0, every N steps and the last, det
         for (double x : e) CHECK((x > 0 && x <= std::log(double(probe.size(1)))));
     }
     CHECK(r.entropy.back() != r.entropy.front());  // training moved the heads
-    CHECK(phase4::entropy_over_training(c, 5, probe).entropy == r.entropy);
+    CHECK(r.run.curve.size() == 12);                // the replayed run itself comes back
+    // A sentence's attention recorded by the same replay (phase 4 step 9) changes nothing:
+    // the same entropies, the same losses, and a snapshot at each record.
+    lab::AttentionTimeline tl;
+    tl.probe = {data::Vocab::kBos, 5, 6, 7};
+    const phase4::EntropyRun observed = phase4::entropy_over_training(c, 5, probe, lab::recording(tl));
+    CHECK(observed.entropy == r.entropy);
+    CHECK(observed.run.curve.back().loss == r.run.curve.back().loss);
+    CHECK(tl.steps == std::vector<std::int64_t>{0, 5, 10, 12});
 }

@@ -32,6 +32,28 @@ TEST_CASE("gallery: each figure's caption is the one its phase recorded with it"
     CHECK_THAT(html, Contains("<b>one_bar</b>: Phase 1: a second figure, a second caption.</figcaption>"));
 }
 
+TEST_CASE("gallery: an animation is a figure of its own, under the caption it was saved with", "[tools][gallery]") {
+    const std::string out = fresh_dir("gallery_animation");
+    phase::Output phase(out, "phase7");
+    const plots::Figure still = plots::bar_chart({"a", "b"}, {1.0, 2.0}, {});
+    phase.figure(still, "bars", "The bars, still.");
+    phase.animation({still, plots::bar_chart({"a", "b"}, {2.0, 1.0}, {})}, "bars_animated", "The bars, swapping.", 20);
+    phase.save_metrics();
+    CHECK(load_json(out + "/phase7/captions.json").at("bars_animated").as_string() == "The bars, swapping.");
+    REQUIRE(std::filesystem::exists(out + "/phase7/bars_animated.gif"));
+    CHECK_FALSE(std::filesystem::exists(out + "/phase7/bars_animated.png"));
+
+    const attnlab::testing::ProgramRun run = run_program({program_path("gallery"), "--out", out});
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const std::string html = read_file(out + "/index.html", 1 << 24);
+    // the GIF alone: shown and linked as itself, under its own caption; the still keeps its own
+    CHECK_THAT(html, Contains("<a href=\"phase7/bars_animated.gif\"><img src=\"phase7/bars_animated.gif\""));
+    CHECK_THAT(html, Contains("<b>bars_animated</b>: The bars, swapping.</figcaption>"));
+    CHECK_THAT(html, Contains("<img src=\"phase7/bars.png\""));
+    CHECK_THAT(html, Contains("<b>bars</b>: The bars, still.</figcaption>"));
+}
+
 TEST_CASE("gallery: a captions.json that is not name -> text is a named error", "[tools][gallery][bad-input]") {
     const std::string out = fresh_dir("gallery_bad_captions");
     phase::Output phase2(out, "phase8");
