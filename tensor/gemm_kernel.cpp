@@ -158,6 +158,19 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs_arg, T* B
     const int64_t cs = kUnitCols ? 1 : cs_arg;
     for (int64_t j0 = 0; j0 < nc; j0 += NR) {
         const int64_t cols = std::min<int64_t>(NR, nc - j0), padded = round_up(cols, W);
+        if (!kUnitCols && rs == 1) {
+            // B is column-major (Wᵀ in every Linear's forward): read each column along
+            // memory and scatter it down the sliver, instead of gathering every row
+            // across columns `cs` elements apart. The packed result is the same.
+            for (int64_t j = cols; j < padded; ++j)
+                for (int64_t k = 0; k < kc; ++k) Bp[k * NR + j] = T(0);
+            for (int64_t j = 0; j < cols; ++j) {
+                const T* src = B + (j0 + j) * cs;
+                for (int64_t k = 0; k < kc; ++k) Bp[k * NR + j] = src[k];
+            }
+            Bp += kc * NR;
+            continue;
+        }
         for (int64_t k = 0; k < kc; ++k) {
             const T* src = B + k * rs + j0 * cs;
             T* dst = Bp + k * NR;
