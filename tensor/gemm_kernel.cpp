@@ -206,6 +206,15 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
                 const T* src = A + i0 + k * cs;
                 for (int64_t r = 0; r < rows; ++r) Ap[k * MR + r] = src[r];
             }
+        } else if (rows == MR && cs == 1) {
+            // A row-major A (x in every Linear): MR rows read side by side, one element
+            // of each per k, so the inner loop has a fixed length the compiler unrolls
+            // (row by row, each k was a loop trip of its own: a quarter of W6's time).
+            const T* src = A + i0 * rs;
+            for (int64_t k = 0; k < kc; ++k) {
+#pragma GCC unroll 32
+                for (int r = 0; r < MR; ++r) Ap[k * MR + r] = src[r * rs + k];
+            }
         } else {
             for (int64_t r = 0; r < rows; ++r) {
                 const T* src = A + (i0 + r) * rs;
