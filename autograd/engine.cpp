@@ -54,11 +54,19 @@ std::vector<std::shared_ptr<TensorImpl>> topological_order(const std::shared_ptr
 
 // t.grad += g, as a new tensor: never in place, since g may alias a gradient held
 // elsewhere (the seed itself, or a stride-0 expand). A gradient that outlives the
-// sweep (a leaf's, or a retained one) is cloned so that it is contiguous and its own.
+// sweep (a leaf's, or a retained one) is cloned so that it is contiguous and its own,
+// unless it already is: a fresh result that no one else holds or views (every weight
+// gradient of a training step) is kept as it is, saving a copy per parameter.
+static bool sole_owner(const Tensor& g) {
+    const TensorImpl* impl = g.impl();
+    return g.impl_ptr().use_count() == 1 && impl->storage.use_count() == 1 && !impl->grad_fn && impl->offset == 0 &&
+           g.is_contiguous();
+}
+
 static void accumulate(TensorImpl* t, const Tensor& g) {
     const bool kept = !t->grad_fn || t->retains_grad;
     if (t->grad) t->grad = add(Tensor(t->grad), g).impl_ptr();
-    else t->grad = kept ? clone(g).impl_ptr() : g.impl_ptr();
+    else t->grad = kept && !sole_owner(g) ? clone(g).impl_ptr() : g.impl_ptr();
 }
 
 static void run_backward(const Tensor& root, const Tensor& seed, bool retain_graph) {

@@ -68,13 +68,39 @@ void SGD::step() {
         const float* g = p.grad().data_ptr<float>();
         // The buffer starts at zero, so the first step sets it to d — torch's "buf = d" on first use.
         float* v = momentum != 0 ? buffer("momentum", i).data_ptr<float>() : nullptr;
-        for (std::int64_t j = 0; j < p.numel(); ++j) {
+        for (std::int64_t j = 0, n = p.numel(); j < n; ++j) {
             float d = g[j] + static_cast<float>(weight_decay) * w[j];
             if (v) d = v[j] = static_cast<float>(momentum) * v[j] + d;
             w[j] -= static_cast<float>(lr) * d;
         }
     }
 }
+
+namespace {
+
+struct AdamConstants {
+    float step_size, inv_sqrt_bc2, b1, b2, e, decay, shrink;
+};
+
+// One parameter's update: a separate function with restrict pointers, the length
+// read once and the Adam/AdamW choice a template argument (the per-element
+// arithmetic is unchanged, so are the bits). Inline in step(), with p.numel()
+// recomputed on every iteration, it took 8% of a toy training step. (The square root stays scalar: without
+// -fno-math-errno GCC will not vectorise it, and a per-function attribute does not help.)
+template <bool kDecoupled>
+void adam_update(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
+                 std::int64_t n, const AdamConstants& c) {
+    for (std::int64_t j = 0; j < n; ++j) {
+        float gj = g[j];
+        if constexpr (kDecoupled) w[j] *= c.shrink;  // AdamW: decay the weight itself
+        else gj += c.decay * w[j];                   // Adam: L2 penalty in the gradient
+        m[j] = c.b1 * m[j] + (1 - c.b1) * gj;
+        v[j] = c.b2 * v[j] + (1 - c.b2) * gj * gj;
+        w[j] -= c.step_size * m[j] / (std::sqrt(v[j]) * c.inv_sqrt_bc2 + c.e);
+    }
+}
+
+}  // namespace
 
 Adam::Adam(std::vector<NamedParameter> params, double lr_, double beta1_, double beta2_, double eps_,
            double weight_decay_, bool decoupled_)
@@ -89,21 +115,14 @@ void Adam::step() {
     const float step_size = static_cast<float>(lr / bc1), inv_sqrt_bc2 = static_cast<float>(1 / std::sqrt(bc2));
     const float b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2), e = static_cast<float>(eps);
     const float decay = static_cast<float>(weight_decay), shrink = static_cast<float>(1 - lr * weight_decay);
+    const AdamConstants c{step_size, inv_sqrt_bc2, b1, b2, e, decay, shrink};
     for (std::size_t i = 0; i < params_.size(); ++i) {
         const Tensor& p = params_[i].tensor;
         if (!p.grad().defined()) continue;
-        float* w = p.data_ptr<float>();
-        const float* g = p.grad().data_ptr<float>();
         float* m = buffer("exp_avg", i).data_ptr<float>();
         float* v = buffer("exp_avg_sq", i).data_ptr<float>();
-        for (std::int64_t j = 0; j < p.numel(); ++j) {
-            float gj = g[j];
-            if (decoupled) w[j] *= shrink;        // AdamW: decay the weight itself
-            else gj += decay * w[j];              // Adam: L2 penalty in the gradient
-            m[j] = b1 * m[j] + (1 - b1) * gj;
-            v[j] = b2 * v[j] + (1 - b2) * gj * gj;
-            w[j] -= step_size * m[j] / (std::sqrt(v[j]) * inv_sqrt_bc2 + e);
-        }
+        if (decoupled) adam_update<true>(p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel(), c);
+        else adam_update<false>(p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel(), c);
     }
 }
 
@@ -119,7 +138,7 @@ double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
         for (const Tensor& p : params)
             if (p.grad().defined()) {
                 float* g = p.grad().data_ptr<float>();
-                for (std::int64_t j = 0; j < p.numel(); ++j) g[j] *= static_cast<float>(coef);
+                for (std::int64_t j = 0, n = p.numel(); j < n; ++j) g[j] *= static_cast<float>(coef);
             }
     }
     return total;

@@ -3,6 +3,7 @@
 // copy_ is the one strided copy everything else uses: it writes src (broadcast to
 // dst's shape, converted to dst's dtype) into dst, whatever dst's strides are.
 #include <cstring>
+#include <type_traits>
 
 #include "autograd/node.hpp"
 #include "tensor/iter.hpp"
@@ -37,6 +38,13 @@ void copy_(const Tensor& dst, const Tensor& src) {
                             {dst.offset(), src.offset()},
                             [&](const std::array<std::int64_t, 2>& o, std::int64_t n,
                                 const std::array<std::int64_t, 2>& s) {
+                                // Rows contiguous on both sides (splitting heads: rows of d_k)
+                                // are one memmove, not n strided element copies.
+                                if constexpr (std::is_same_v<D, S>)
+                                    if (s[0] == 1 && s[1] == 1) {
+                                        std::memmove(pd + o[0], ps + o[1], static_cast<std::size_t>(n) * sizeof(D));
+                                        return;
+                                    }
                                 for (std::int64_t i = 0; i < n; ++i)
                                     pd[o[0] + i * s[0]] = static_cast<D>(ps[o[1] + i * s[1]]);
                             });

@@ -34,9 +34,11 @@
 // `make bench`; the tests in tests/tensor/test_gemm.cpp cover every edge case.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "tensor/gemm.hpp"
@@ -147,6 +149,50 @@ PackBuffers<T>& pack_buffers() {
 
 // ---- pass 1: pack B panel -------------------------------------------------------
 
+// A square block of W x W floats, one vector per row, transposed in registers:
+// log2(W) rounds of interleaving the first half of the rows with the second
+// (row 2i takes the low halves of rows i and i + W/2, element by element, row
+// 2i+1 the high halves) turn rows into columns. Only moves values.
+inline void transpose_block(Vec<float> (&v)[TileShape<float>::kLanes]) {
+    constexpr int W = TileShape<float>::kLanes;
+    typedef std::int32_t Index __attribute__((vector_size(kVectorBytes)));
+    Index lo, hi;
+    for (int i = 0; i < W / 2; ++i) {
+        lo[2 * i] = i, lo[2 * i + 1] = i + W;
+        hi[2 * i] = i + W / 2, hi[2 * i + 1] = i + W / 2 + W;
+    }
+#pragma GCC unroll 8
+    for (int round = 1; round < W; round *= 2) {
+        Vec<float> t[W];
+#pragma GCC unroll 16
+        for (int i = 0; i < W / 2; ++i) {
+            t[2 * i] = __builtin_shuffle(v[i], v[i + W / 2], lo);
+            t[2 * i + 1] = __builtin_shuffle(v[i], v[i + W / 2], hi);
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < W; ++i) v[i] = t[i];
+    }
+}
+
+// The column-major B of pack_b (below), W columns by W rows of k at a time:
+// W vector loads along memory, a register transpose, W vector stores into the
+// sliver, instead of W*W scattered single stores. Covers the first
+// cols / W * W columns for k < the returned bound; the caller packs the rest.
+inline int64_t pack_b_columns_by_blocks(int64_t kc, int64_t cols, const float* B, int64_t cs, float* Bp) {
+    constexpr int W = TileShape<float>::kLanes, NR = TileShape<float>::NR;
+    const int64_t k_end = kc / W * W;
+    for (int64_t j = 0; j + W <= cols; j += W)
+        for (int64_t k = 0; k < k_end; k += W) {
+            Vec<float> v[W];
+#pragma GCC unroll 16
+            for (int c = 0; c < W; ++c) v[c] = load(B + (j + c) * cs + k);
+            transpose_block(v);
+#pragma GCC unroll 16
+            for (int r = 0; r < W; ++r) store(Bp + (k + r) * NR + j, v[r]);
+        }
+    return k_end;
+}
+
 // B panel [kc x nc] -> ceil(nc/NR) slivers, each [kc x NR] row-major:
 //   Bp[s*kc*NR + k*NR + j] = B(k, s*NR + j).
 // The micro-kernel reads whole vectors, so the last sliver is zero-padded up to
@@ -158,6 +204,22 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs_arg, T* B
     const int64_t cs = kUnitCols ? 1 : cs_arg;
     for (int64_t j0 = 0; j0 < nc; j0 += NR) {
         const int64_t cols = std::min<int64_t>(NR, nc - j0), padded = round_up(cols, W);
+        if (!kUnitCols && rs == 1) {
+            // B is column-major (Wᵀ in every Linear's forward): read each column along
+            // memory and scatter it down the sliver, instead of gathering every row
+            // across columns `cs` elements apart. The packed result is the same.
+            for (int64_t j = cols; j < padded; ++j)
+                for (int64_t k = 0; k < kc; ++k) Bp[k * NR + j] = T(0);
+            int64_t k_done = 0;
+            if constexpr (std::is_same_v<T, float>) k_done = pack_b_columns_by_blocks(kc, cols, B + j0 * cs, cs, Bp);
+            for (int64_t j = 0; j < cols; ++j) {
+                const T* src = B + (j0 + j) * cs;
+                const int64_t k_from = j < cols / W * W ? k_done : 0;  // the blocks covered whole vectors of columns
+                for (int64_t k = k_from; k < kc; ++k) Bp[k * NR + j] = src[k];
+            }
+            Bp += kc * NR;
+            continue;
+        }
         for (int64_t k = 0; k < kc; ++k) {
             const T* src = B + k * rs + j0 * cs;
             T* dst = Bp + k * NR;
@@ -192,6 +254,15 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
             for (int64_t k = 0; k < kc; ++k) {
                 const T* src = A + i0 + k * cs;
                 for (int64_t r = 0; r < rows; ++r) Ap[k * MR + r] = src[r];
+            }
+        } else if (rows == MR && cs == 1) {
+            // A row-major A (x in every Linear): MR rows read side by side, one element
+            // of each per k, so the inner loop has a fixed length the compiler unrolls
+            // (row by row, each k was a loop trip of its own: a quarter of W6's time).
+            const T* src = A + i0 * rs;
+            for (int64_t k = 0; k < kc; ++k) {
+#pragma GCC unroll 32
+                for (int r = 0; r < MR; ++r) Ap[k * MR + r] = src[r * rs + k];
             }
         } else {
             for (int64_t r = 0; r < rows; ++r) {

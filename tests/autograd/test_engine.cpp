@@ -112,3 +112,20 @@ TEST_CASE("a 100,000-op graph is destroyed without recursion", "[autograd][engin
     }  // dropped without backward: the chain must unwind iteratively
     CHECK(x.requires_grad());
 }
+
+TEST_CASE("leaves sharing one upstream gradient get storages of their own", "[autograd][engine]") {
+    // d(a+b)/da and d(a+b)/db are the same tensor g: a leaf may keep a gradient as its own
+    // only when nothing else holds it, so writing into a.grad must leave b.grad alone.
+    Tensor a = tensor({1.0, 2.0}).requires_grad_(), b = tensor({3.0, 4.0}).requires_grad_();
+    (a + b).sum().backward();
+    REQUIRE(a.grad().impl()->storage != b.grad().impl()->storage);
+    {
+        NoGradGuard no_grad;
+        fill_(a.grad(), 7.0);
+    }
+    CHECK_THAT(b.grad(), IsCloseTo(tensor({1.0, 1.0}), 0));
+    // A gradient no one else holds (x·w's, a fresh product) is kept, with the right values.
+    Tensor w = tensor({2.0, 5.0}).requires_grad_();
+    (w * tensor({3.0, -1.0})).sum().backward();
+    CHECK_THAT(w.grad(), IsCloseTo(tensor({3.0, -1.0}), 0));
+}
