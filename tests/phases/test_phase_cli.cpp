@@ -221,6 +221,15 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
                    "--sentence", "the quiet cat", "does not know the word 'cat'");
     check_rejected("phase4_causal", {"--checkpoint", (dir / "chars.safetensors").string(), "--sentence", "a bird!"},
                    "--sentence", "a bird!", "!");
+    // Phase 2 on the word model: step 6's comparison on the grammar's validation set names it as skipped.
+    const std::string out2 = (dir / "out_phase2").string();
+    const auto r2 = spawn("phase2_multi_head", {"--checkpoint", (dir / "words.safetensors").string(), "--sentence", "a bird sang",
+                                                "--compare-checkpoint", fixture().ckpt("single_head_model"), "--heads", "2",
+                                                "--steps", "20", "--out", out2});
+    INFO(r2.output);
+    REQUIRE(r2.exit_code == 0);
+    CHECK_THAT(r2.output, Catch::Contains("words.safetensors: skipped: a model of its own corpus"));
+    CHECK(load_json(out2 + "/phase2/metrics.json").at("single_vs_multi").size() == 1);  // the grammar's single-head model only
 }
 
 TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring and steps", "[phases][cli][phase5]") {
