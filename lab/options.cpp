@@ -17,6 +17,10 @@ void Options::add(const std::string& name, const std::string& value_name, const 
     flags_.push_back({name, value_name, default_value, help});
 }
 
+void Options::add_switch(const std::string& name, const std::string& help) {
+    flags_.push_back({name, "", "", help, false, true});
+}
+
 Options::Flag* Options::find(const std::string& name) {
     for (Flag& f : flags_)
         if (f.name == name) return &f;
@@ -33,7 +37,7 @@ const Options::Flag& Options::flag(const std::string& name) const {
 std::string Options::help() const {
     std::string s = "usage: " + program_ + " [--flag VALUE ...]\n" + summary_ + "\n\nflags:\n";
     for (const Flag& f : flags_) {
-        std::string left = "  --" + f.name + " " + f.value_name;
+        std::string left = "  --" + f.name + (f.is_switch ? "" : " " + f.value_name);
         left.resize(std::max<std::size_t>(left.size() + 2, 26), ' ');
         s += left + f.help + (f.value.empty() ? "" : " (default: " + f.value + ")") + "\n";
     }
@@ -49,22 +53,34 @@ void Options::fail(const std::string& name, const std::string& why) const {
     std::exit(2);
 }
 
+void Options::usage_error(const std::string& what) const {
+    std::fprintf(stderr, "%s: %s\n(%s --help lists the flags)\n", program_.c_str(), what.c_str(), program_.c_str());
+    std::exit(2);
+}
+
 void Options::parse(int argc, const char* const* argv) {
-    auto usage_error = [&](const std::string& what) {
-        std::fprintf(stderr, "%s: %s\n(%s --help lists the flags)\n", program_.c_str(), what.c_str(), program_.c_str());
-        std::exit(2);
-    };
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
             std::fputs(help().c_str(), stdout);
             std::exit(0);
         }
-        if (!arg.starts_with("--")) usage_error("unexpected argument '" + arg + "' (every setting is a --flag VALUE)");
+        if (!arg.starts_with("--")) {
+            const Flag* before = i > 1 ? find(std::string(argv[i - 1]).substr(std::string(argv[i - 1]).starts_with("--") ? 2 : 0)) : nullptr;
+            if (before && before->is_switch)
+                usage_error("unexpected argument '" + arg + "': --" + before->name + " is a switch and takes no value");
+            usage_error("unexpected argument '" + arg + "' (every setting is a --flag VALUE)");
+        }
         std::string name = arg.substr(2), value;
         const std::size_t eq = name.find('=');
         Flag* f = find(eq == std::string::npos ? name : name.substr(0, eq));
         if (!f) usage_error("unknown flag '" + arg + "'");
+        if (f->is_switch) {
+            if (eq != std::string::npos) usage_error("--" + f->name + " is a switch and takes no value (got '" + arg + "')");
+            if (f->given) usage_error("--" + f->name + " is given twice");
+            f->given = true;
+            continue;
+        }
         if (eq != std::string::npos) {
             value = name.substr(eq + 1);
         } else {
@@ -77,6 +93,14 @@ void Options::parse(int argc, const char* const* argv) {
 }
 
 bool Options::given(const std::string& name) const { return flag(name).given; }
+bool Options::on(const std::string& name) const {
+    const Flag& f = flag(name);
+    if (!f.is_switch) {
+        std::fprintf(stderr, "%s: internal error: --%s is not a switch\n", program_.c_str(), name.c_str());
+        std::exit(2);
+    }
+    return f.given;
+}
 std::string Options::text(const std::string& name) const { return flag(name).value; }
 
 namespace {

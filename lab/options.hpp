@@ -7,8 +7,9 @@
 //   o.parse(argc, argv);                                  // --help: prints, exits 0
 //   std::vector<std::int64_t> dks = o.int_list("d-k", 1, 4096);  // "--d-k 8,x": exit 2
 //
-// Every flag takes a value (`--flag VALUE` or `--flag=VALUE`); there are no positional
-// arguments. A flag given twice is an error, as is one the program does not declare.
+// Every flag takes a value (`--flag VALUE` or `--flag=VALUE`) except switches, which are
+// bare (`--unscaled`; add_switch, read with on()); there are no positional arguments. A flag
+// given twice is an error, as is one the program does not declare or a switch given a value.
 // Getters check the value when the program asks for it, so every check names its flag.
 // To add a flag: declare it with add() before parse(), read it with the getter of its type.
 #pragma once
@@ -25,10 +26,13 @@ public:
     // Declares --name VALUE, with the text --help shows and the value used when it is absent.
     void add(const std::string& name, const std::string& value_name, const std::string& default_value,
              const std::string& help);
+    // Declares the bare switch --name: on() is true when it is given.
+    void add_switch(const std::string& name, const std::string& help);
     // Reads argv; prints --help and exits 0, or exits 2 on an unknown flag or a missing value.
     void parse(int argc, const char* const* argv);
 
     bool given(const std::string& name) const;  // on the command line, not the default
+    bool on(const std::string& name) const;     // a switch: given
     std::string text(const std::string& name) const;
     std::int64_t integer(const std::string& name, std::int64_t min, std::int64_t max) const;
     std::uint64_t seed(const std::string& name = "seed") const;
@@ -40,6 +44,9 @@ public:
 
     // Prints "<program>: --name 'value': why" and the usage line to stderr, exits 2.
     [[noreturn]] void fail(const std::string& name, const std::string& why) const;
+    // Prints "<program>: what" and the usage line to stderr, exits 2: a mistake in the command
+    // line that is not one flag's value (two flags that exclude each other, a missing one).
+    [[noreturn]] void usage_error(const std::string& what) const;
     const std::string& program() const { return program_; }
     std::string help() const;
 
@@ -47,6 +54,7 @@ private:
     struct Flag {
         std::string name, value_name, value, help;
         bool given = false;
+        bool is_switch = false;
     };
     const Flag& flag(const std::string& name) const;
     Flag* find(const std::string& name);

@@ -67,10 +67,18 @@ ReversalTrainResult train_reversal(nn::Seq2Seq& model, const ReversalTrainConfig
                            const data::ReversalConfig& task) {
     const auto t0 = std::chrono::steady_clock::now();
     Generator data_gen(config.data_seed);
-    Adam opt(model.named_parameters(), config.lr);
-    const std::vector<Tensor> params = model.parameters();
     ReversalTrainResult result;
-    for (std::int64_t step = 1; step <= config.steps; ++step) {
+    result.optimizer = std::make_shared<Adam>(model.named_parameters(), config.lr);
+    Adam& opt = *result.optimizer;
+    if (config.resume) {
+        opt.load_state(config.resume->optimizer_state);
+        opt.set_steps(config.resume->step);
+        data_gen.set_state(config.resume->data_rng);
+        result.first_step = config.resume->step + 1;
+    }
+    const std::vector<Tensor> params = model.parameters();
+    const std::int64_t last = config.stop_after > 0 ? std::min(config.stop_after, config.steps) : config.steps;
+    for (std::int64_t step = result.first_step; step <= last; ++step) {
         const data::ReversalBatch batch = data::sample_reversal_batch(data_gen, config.batch_size, task);
         Tensor loss = cross_entropy(model.forward(batch.src, batch.lengths, batch.tgt_in).logits, batch.tgt_out);
         opt.lr = warmup_cosine_lr(step, config.lr, config.warmup, config.steps, config.lr * 0.01);
@@ -79,9 +87,11 @@ ReversalTrainResult train_reversal(nn::Seq2Seq& model, const ReversalTrainConfig
         clip_grad_norm(params, 1.0);
         opt.step();
         result.loss.push_back(loss.item());
+        result.last_step = step;
         if (std::find(config.checkpoints.begin(), config.checkpoints.end(), step) != config.checkpoints.end())
             result.evals[step] = evaluate_reversal(model, held_out);
     }
+    result.data_rng = data_gen.state();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result;
 }
@@ -98,9 +108,9 @@ Curve smooth(const std::vector<double>& values, std::size_t window, std::size_t 
 }
 
 void save_reversal_model(const std::string& path, const nn::Seq2Seq& model, const data::ReversalConfig& task,
-                         std::map<std::string, std::string> extra) {
+                         std::map<std::string, std::string> extra, const nn::TrainingState* training) {
     extra["min_len"] = std::to_string(task.min_len), extra["max_len"] = std::to_string(task.max_len);
-    save_seq2seq(path, model, extra);
+    save_seq2seq(path, model, extra, training);
 }
 
 ReversalModel load_reversal_model(const std::string& path) {

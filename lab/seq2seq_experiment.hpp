@@ -11,6 +11,7 @@
 // Evaluation: greedy decoding, exact-sequence accuracy (every digit and the <eos>
 // right), by source length, and the share of attention mass on the anti-diagonal.
 #pragma once
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "data/reversal.hpp"
+#include "nn/optim.hpp"
 #include "nn/seq2seq_checkpoint.hpp"
 #include "plots/heatmap.hpp"
 
@@ -42,12 +44,20 @@ struct ReversalTrainConfig {
     std::int64_t warmup = 50;
     std::uint64_t data_seed = 1;
     std::vector<std::int64_t> checkpoints;  // steps (1-based, ≤ steps) after which to evaluate
+    std::int64_t stop_after = 0;  // > 0: stop after this step, as if interrupted (the schedule stays `steps`')
+    // A run to continue (load_seq2seq's training state, the model already holding its weights):
+    // training starts after resume->step with its optimizer moments and batch stream.
+    const nn::LoadedSeq2Seq* resume = nullptr;
 };
 
 struct ReversalTrainResult {
     std::vector<double> loss;                         // one per step
     std::map<std::int64_t, ReversalEval> evals;       // checkpoint step -> evaluation
     double seconds = 0;                               // wall-clock of the whole run
+    // Where the run stopped, to save with the model (save_seq2seq's TrainingState).
+    std::int64_t first_step = 1, last_step = 0;       // loss[i] is step first_step + i
+    std::shared_ptr<nn::Adam> optimizer;
+    std::array<std::uint64_t, 4> data_rng{};
 };
 
 ReversalTrainResult train_reversal(nn::Seq2Seq& model, const ReversalTrainConfig& config, const std::vector<data::Digits>& held_out,
@@ -71,7 +81,7 @@ struct ReversalModel {
 inline constexpr std::int64_t kLongestReversal = 30;  // the longest source anything here trains on
 
 void save_reversal_model(const std::string& path, const nn::Seq2Seq& model, const data::ReversalConfig& task,
-                         std::map<std::string, std::string> extra = {});
+                         std::map<std::string, std::string> extra = {}, const nn::TrainingState* training = nullptr);
 // IOError naming the file if it is not a seq2seq checkpoint, is corrupt (load_seq2seq's
 // checks), has another vocabulary than the task's, or lengths outside [1, kLongestReversal].
 ReversalModel load_reversal_model(const std::string& path);

@@ -1,6 +1,7 @@
 // seq2seq_checkpoint.cpp — see seq2seq_checkpoint.hpp.
 #include "nn/seq2seq_checkpoint.hpp"
 
+#include <cstdio>
 #include <set>
 
 #include "autograd/node.hpp"
@@ -71,7 +72,8 @@ std::vector<ParameterSpec> seq2seq_parameter_specs(const Seq2SeqConfig& c) {
     return specs;
 }
 
-void save_seq2seq(const std::string& path, const Seq2Seq& model, const std::map<std::string, std::string>& extra) {
+void save_seq2seq(const std::string& path, const Seq2Seq& model, const std::map<std::string, std::string>& extra,
+                  const TrainingState* training) {
     const Seq2SeqConfig& c = model.config();
     std::map<std::string, std::string> meta = extra;
     meta["format"] = kSeq2SeqFormat;
@@ -86,6 +88,16 @@ void save_seq2seq(const std::string& path, const Seq2Seq& model, const std::map<
     meta["normalizer"] = normalizer_flag(c.normalizer);
     std::vector<NamedTensor> tensors;
     for (const auto& p : model.named_parameters()) tensors.push_back({p.name, p.tensor.detach()});
+    if (training) {
+        meta["step"] = std::to_string(training->step);
+        for (std::size_t i = 0; i < 4; ++i) {
+            char hex[24];
+            std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(training->data_rng[i]));
+            meta["data_rng_" + std::to_string(i)] = hex;
+        }
+        if (training->optimizer)
+            for (const auto& s : training->optimizer->state()) tensors.push_back({"optim." + s.name, s.tensor.detach()});
+    }
     save_safetensors(path, tensors, meta);
 }
 
@@ -112,9 +124,10 @@ LoadedSeq2Seq load_seq2seq(const std::string& path) {
     };
     if (need("format") != kSeq2SeqFormat)
         throw IOError(who + " is not a seq2seq checkpoint (format '" + meta.at("format") + "'; `seq2seq train` writes them)");
-    if (need_int("format_version") != kSeq2SeqVersion)
-        throw IOError(who + " has format_version " + meta.at("format_version") + "; this build reads version " +
-                      std::to_string(kSeq2SeqVersion));
+    const std::int64_t version = need_int("format_version");
+    if (version < kOldestSeq2SeqVersion || version > kSeq2SeqVersion)
+        throw IOError(who + " has format_version " + meta.at("format_version") + "; this build reads versions " +
+                      std::to_string(kOldestSeq2SeqVersion) + " to " + std::to_string(kSeq2SeqVersion));
     // 2. The configuration, bounded before anything is built from it.
     Seq2SeqConfig c;
     c.vocab = need_int("vocab"), c.embed = need_int("embed"), c.hidden = need_int("hidden"), c.attn = need_int("attn");
@@ -130,7 +143,7 @@ LoadedSeq2Seq load_seq2seq(const std::string& path) {
     }
     // 3 and 4. Exactly the tensors the configuration implies, float32, finite.
     const std::vector<ParameterSpec> specs = seq2seq_parameter_specs(c);
-    std::set<std::string> expected;
+    std::map<std::string, Shape> expected;
     for (const ParameterSpec& s : specs) {
         const Tensor& t = file.at(s.name);  // IOError naming the missing tensor
         if (t.dtype() != kFloat32 || t.shape() != s.shape)
@@ -139,21 +152,54 @@ LoadedSeq2Seq load_seq2seq(const std::string& path) {
                           ", vocab " + std::to_string(c.vocab) + ") needs float32 " + s.shape.str());
         if (const std::string bad = first_non_finite(t); !bad.empty())
             throw IOError(who + ": tensor '" + s.name + "' holds " + bad);
-        expected.insert(s.name);
+        expected.emplace(s.name, s.shape);
     }
-    for (const NamedTensor& t : file.tensors)
-        if (!expected.contains(t.name))
+    LoadedSeq2Seq out;
+    std::map<std::string, std::size_t> buffers;  // optimizer buffer kind -> parameters it covers
+    for (const NamedTensor& t : file.tensors) {
+        if (version >= 2 && t.name.starts_with("optim.")) {  // optim.<buffer>.<parameter>
+            const std::size_t dot = t.name.find('.', 6);
+            auto it = dot == std::string::npos ? expected.end() : expected.find(t.name.substr(dot + 1));
+            if (it == expected.end()) throw IOError(who + ": optimizer state '" + t.name + "' belongs to no parameter");
+            if (t.tensor.dtype() != kFloat32 || t.tensor.shape() != it->second)
+                throw IOError(who + ": optimizer state '" + t.name + "' is " + dtype_name(t.tensor.dtype()) + " " +
+                              t.tensor.shape().str() + ", its parameter needs float32 " + it->second.str());
+            if (const std::string bad = first_non_finite(t.tensor); !bad.empty())
+                throw IOError(who + ": optimizer state '" + t.name + "' holds " + bad);
+            ++buffers[t.name.substr(6, dot - 6)];
+            out.optimizer_state.push_back({t.name.substr(6), t.tensor});
+        } else if (!expected.contains(t.name)) {
             throw IOError(who + ": tensor '" + t.name + "' is not a parameter of this model (" + score_kind_flag(c.scoring) +
                           (c.attention ? " attention" : ", no attention") + ")");
+        }
+    }
+    for (const auto& [kind, n] : buffers)
+        if (n != expected.size())
+            throw IOError(who + ": optimizer state '" + kind + "' covers " + std::to_string(n) + " of the " +
+                          std::to_string(expected.size()) + " parameters");
+    out.has_training_state = meta.contains("step");
+    if (!out.has_training_state && !buffers.empty())
+        throw IOError(who + " has optimizer state but no 'step' in its metadata");
+    if (out.has_training_state) {
+        if (version < 2) throw IOError(who + " has a 'step' but format_version 1 has no training state");
+        out.step = need_int("step");  // a whole number below 10^9
+        if (out.step < 1 || out.step > kMaxTrainingSteps)
+            throw IOError(who + ": step " + std::to_string(out.step) + " is outside [1, " + std::to_string(kMaxTrainingSteps) + "]");
+        for (std::size_t i = 0; i < 4; ++i) {
+            const std::string& h = need("data_rng_" + std::to_string(i));
+            if (h.size() != 16 || h.find_first_not_of("0123456789abcdef") != std::string::npos)
+                throw IOError(who + ": data_rng_" + std::to_string(i) + " is '" + h + "', not 16 hex digits");
+            out.data_rng[i] = std::stoull(h, nullptr, 16);
+        }
+    }
 
     // Only now: the model, no larger than the file.
-    LoadedSeq2Seq out;
     Generator unused(0);  // every parameter is overwritten below
     out.model = std::make_unique<Seq2Seq>(c, unused);
     NoGradGuard no_grad;
     for (auto& p : out.model->named_parameters()) copy_(p.tensor, file.at(p.name));
     for (const auto& [k, v] : meta)
-        if (!kOwnKeys.contains(k)) out.extra[k] = v;
+        if (!kOwnKeys.contains(k) && k != "step" && !k.starts_with("data_rng_")) out.extra[k] = v;
     return out;
 }
 

@@ -15,19 +15,28 @@
 //   4. every weight is finite.
 // Every failure is an IOError naming the file and the setting or tensor. Saving goes
 // through save_safetensors, so the file is replaced atomically.
+//
+// Version 2 may carry a run's training state, so `seq2seq train --resume` continues it:
+// "optim.<buffer>.<parameter>" tensors (the optimizer's moments), and metadata "step" and
+// "data_rng_0..3" (the batch stream's generator). Loading checks them like the weights:
+// each buffer belongs to a parameter and has its shape and finite values, every buffer kind
+// covers every parameter, the step is in [1, kMaxTrainingSteps], the generator state is hex.
+// Version 1 files (no training state) still load.
 #pragma once
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "nn/checkpoint.hpp"
 #include "nn/seq2seq.hpp"
 #include "nn/transformer_spec.hpp"
 
 namespace attnlab::nn {
 
 inline constexpr const char* kSeq2SeqFormat = "attnlab-seq2seq";
-inline constexpr int kSeq2SeqVersion = 1;
+inline constexpr int kSeq2SeqVersion = 2;
+inline constexpr int kOldestSeq2SeqVersion = 1;
 
 struct Seq2SeqLimits {
     static constexpr std::int64_t max_vocab = 4096;
@@ -47,11 +56,17 @@ bool parse_score_kind(const std::string& s, ScoreKind& out);
 std::string normalizer_flag(const Normalizer& n);
 bool parse_normalizer(const std::string& s, Normalizer& out);
 
-void save_seq2seq(const std::string& path, const Seq2Seq& model, const std::map<std::string, std::string>& extra = {});
+// With `training`, its optimizer's buffers, step and data_rng are saved too (its `tensors` are not).
+void save_seq2seq(const std::string& path, const Seq2Seq& model, const std::map<std::string, std::string>& extra = {},
+                  const TrainingState* training = nullptr);
 
 struct LoadedSeq2Seq {
     std::unique_ptr<Seq2Seq> model;
     std::map<std::string, std::string> extra;  // the caller's metadata, without the model's own keys
+    bool has_training_state = false;
+    std::int64_t step = 0;
+    std::array<std::uint64_t, 4> data_rng{};
+    std::vector<NamedParameter> optimizer_state;  // names without the "optim." prefix
 };
 LoadedSeq2Seq load_seq2seq(const std::string& path);
 

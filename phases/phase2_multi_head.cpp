@@ -218,6 +218,10 @@ void section6a_single_vs_multi(Phase2& p) {
     t.print_header();
     const std::string name = p.opt.given("checkpoint") ? p.opt.text("checkpoint") : "multi_head_model";
     for (auto [label, c] : {std::pair{single_name, &single}, std::pair{name, &p.ckpt}}) {
+        if (c->info.vocab != lab::grammar_vocab()) {  // a model of the learner's corpus: no grammar validation set
+            std::printf("%s: skipped: a model of its own corpus; this comparison is on the toy grammar's validation set\n", label.c_str());
+            continue;
+        }
         const lab::Evaluation e = lab::evaluate(*c->model, lab::task_from_kind(c->info.kind), val_batch);
         t.row({label, c->model->config().n_heads, e.loss, e.accuracy, e.floor, c->model->parameter_count()});
     }

@@ -9,7 +9,8 @@
 // The models: the trained causal_model (out/checkpoints/, trained here if missing)
 // and four short TinyGPT runs that differ only in their mask (phase4_experiments.hpp).
 // `phase4 --help` lists the settings: the sentence, the checkpoint (any causal model: the
-// comparisons train its architecture), the seed, the masks of step 7 (--mask), the heads
+// comparisons train its architecture; a model of the learner's own corpus runs the steps that
+// do not need the toy grammar, on its own text, and names the others it skips), the seed, the masks of step 7 (--mask), the heads
 // step 8 switches off (--prune), the comparisons' steps, --out.
 #include <chrono>
 #include <cmath>
@@ -37,13 +38,10 @@ using phase4::fixed3;
 using phase4::json_of;
 using phase4::len;
 using phase4::row;
-using phase4::text_of;
-using phase4::token_labels;
 
 namespace {
 
 constexpr std::int64_t kEntropyEvery = 25;    // record attention entropy every N steps
-constexpr std::int64_t kEos = data::Vocab::kEos;
 
 // What the sections share: the settings, the model, the sentence, the runs of step 4.
 struct Phase4 : Frame {
@@ -58,30 +56,48 @@ struct Phase4 : Frame {
     lab::TrainResult masked, unmasked;     // step 4's runs (masked is also step 7's and 8's reference)
     lab::TrainResult whole;                // step 8's replay of the recipe's whole run (step 9 draws it learning)
     lab::AttentionTimeline timeline;       // the sentence's attention at each evaluation of that replay (step 9)
+    // A model of the learner's own corpus (tinygpt train --corpus): no grammar to train or
+    // validate on, no <bos>; the sections that need the grammar say so and are skipped.
+    bool corpus = false;
+    std::int64_t first = 1;                    // ids[first..] are the sentence's own tokens (after <bos>)
+    std::int64_t eos = data::Vocab::kEos;      // generation stops there; -1 for a corpus (one stream, no <eos>)
     nn::Transformer& gpt() const { return *ckpt.model; }
+    std::vector<std::string> labels(const std::vector<std::int64_t>& tokens) const { return phase4::token_labels(tokens, ckpt.info.vocab); }
+    std::string text(const std::vector<std::int64_t>& tokens) const {
+        return phase4::text_of(tokens, ckpt.info.vocab, lab::task_from_kind(ckpt.info.kind) == lab::Task::chars ? "" : " ");
+    }
 };
 
-// The model (any causal model of the toy grammar), the recipe of every run compared with it, the sentence.
+// True (and says why, in one line) if `what` needs the toy grammar and the model is of a corpus.
+bool skipped_on_corpus(const Phase4& p, const std::string& what, const std::string& why) {
+    if (p.corpus) std::printf("\n=== %s: skipped: %s; '%s' is a model of its own corpus ===\n", what.c_str(), why.c_str(),
+                              p.opt.text("checkpoint").c_str());
+    return p.corpus;
+}
+
+// The model (any causal model: of the toy grammar, or of a corpus), the recipe of every run compared with it, the sentence.
 void section0_model_and_sentence(Phase4& p) {
     p.ckpt = load_model(p.opt, lab::Task::causal);
-    if (!p.gpt().config().causal || p.ckpt.info.vocab != lab::grammar_vocab())
-        p.opt.fail("checkpoint", "phase 4 needs a causal model of the toy grammar (it trains and evaluates on it)");
+    if (!p.gpt().config().causal) p.opt.fail("checkpoint", "phase 4 needs a causal model (next-token); this one is bidirectional");
+    p.corpus = p.ckpt.info.vocab != lab::grammar_vocab();
+    p.first = p.corpus ? 0 : 1, p.eos = p.corpus ? -1 : data::Vocab::kEos;
     p.recipe = lab::standard_config(lab::Task::causal);
     const nn::TransformerConfig& c = p.gpt().config();
     p.recipe.d_model = c.d_model, p.recipe.n_heads = c.n_heads, p.recipe.n_layers = c.n_layers, p.recipe.context = c.context;
     p.recipe.seed = p.seed;
     std::printf("Phase 4: causal masking and autoregressive attention (seed %llu)\n", (unsigned long long)p.recipe.seed);
     p.m["seed"] = static_cast<std::int64_t>(p.recipe.seed);
-    p.ids = sentence_ids(p.opt, p.ckpt.info.vocab, c.context);
-    p.ids.insert(p.ids.begin(), data::Vocab::kBos);  // rows start with <bos> in training
+    p.ids = p.corpus ? corpus_sentence_ids(p.opt, p.ckpt) : sentence_ids(p.opt, p.ckpt.info.vocab, c.context);
+    if (!p.corpus) p.ids.insert(p.ids.begin(), data::Vocab::kBos);  // rows start with <bos> in training
     p.T = len(p.ids);
-    p.prompt.assign(p.ids.begin(), p.ids.begin() + std::min<std::int64_t>(3, p.T));
-    p.prompt_text = text_of(std::vector<std::int64_t>(p.prompt.begin() + 1, p.prompt.end()));
+    p.prompt.assign(p.ids.begin(), p.ids.begin() + std::min<std::int64_t>(p.first + 2, p.T));
+    p.prompt_text = p.text(std::vector<std::int64_t>(p.prompt.begin() + p.first, p.prompt.end()));
+    if (p.corpus) std::printf("a model of its own corpus: the sentence is \"%s\"\n", p.text(p.ids).c_str());
 }
 
 void section1_causal_mask(Phase4& p) {
-    section("1. The causal mask (" + std::to_string(p.T - 1) + " x " + std::to_string(p.T - 1) + ")");
-    const std::vector<std::string> labels = token_labels(p.ids), words(labels.begin() + 1, labels.end());  // without <bos>
+    section("1. The causal mask (" + std::to_string(p.T - p.first) + " x " + std::to_string(p.T - p.first) + ")");
+    const std::vector<std::string> labels = p.labels(p.ids), words(labels.begin() + p.first, labels.end());  // without <bos>
     const nn::Mask mask = nn::Mask::causal(len(words));
     std::printf("allowed (1 = may attend, 0 = blocked); row = query i, column = key j:\n%s\n", to_string(mask.allowed()).c_str());
     std::printf("additive form, added to the scores before softmax:\n%s\n", to_string(mask.additive()).c_str());
@@ -106,7 +122,7 @@ void section2_bidirectional_vs_causal(Phase4& p) {
     const plots::Matrix causal_m = to_matrix(masked_fill(causal, triu(ones({p.T, p.T}), 1), -INFINITY));
     plots::HeatmapGridOptions bo;
     bo.title = "Same input, same weights: full vs causal attention";
-    bo.row_labels = bo.col_labels = token_labels(p.ids);
+    bo.row_labels = bo.col_labels = p.labels(p.ids);
     bo.panel_titles = {"bidirectional (no mask)", "causal (upper triangle = 0)"};
     bo.annotate = true, bo.columns = 2, bo.vmin = 0, bo.colormap = plots::Colormap::blues;
     bo.mask_label = "blocked by the causal mask: weight exactly 0";
@@ -114,13 +130,14 @@ void section2_bidirectional_vs_causal(Phase4& p) {
     p.out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal",
                  "Phase 4: the same weights read with full and with causal attention.");
     p.m["bidirectional_vs_causal"] = Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
-    save_key_matrix("phase4_causal_weights", causal, token_labels(p.ids), token_labels(p.ids), p.out.root());
+    save_key_matrix("phase4_causal_weights", causal, p.labels(p.ids), p.labels(p.ids), p.out.root());
 }
 
 void section3_verify_causality(Phase4& p) {
     section("3. Verify causality: change or shuffle every token after position i");
-    const std::vector<std::int64_t> long_ids = phase4::with_bos("the cat sat on the mat because it was comfortable");
-    std::printf("sequence: %s\nmax |change in logits| at positions <= i, and after i (changed tokens):\n", text_of(long_ids).c_str());
+    const std::vector<std::int64_t> long_ids =
+        p.corpus ? p.ids : phase4::with_bos("the cat sat on the mat because it was comfortable");
+    std::printf("sequence: %s\nmax |change in logits| at positions <= i, and after i (changed tokens):\n", p.text(long_ids).c_str());
     std::printf("  %2s %-12s %12s %12s %12s  %s\n", "i", "token i", "changed <=i", "shuffled <=i", "changed >i",
                 "same weights, no mask: changed <=i");
     const auto rows = phase4::check_causality(p.gpt(), long_ids), leaks = phase4::check_causality(*p.encoder, long_ids);
@@ -129,7 +146,7 @@ void section3_verify_causality(Phase4& p) {
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const auto& r = rows[k];
         worst = std::max({worst, r.prefix_changed, r.prefix_shuffled});
-        std::printf("  %2lld %-12s %12g %12g %12.3f  %g\n", (long long)r.i, token_labels(long_ids)[r.i].c_str(),
+        std::printf("  %2lld %-12s %12g %12g %12.3f  %g\n", (long long)r.i, p.labels(long_ids)[r.i].c_str(),
                     r.prefix_changed, r.prefix_shuffled, r.after_changed, leaks[k].prefix_changed);
         causality.push_back(Json::Object{{"i", r.i}, {"prefix_changed", r.prefix_changed},
                                          {"prefix_shuffled", r.prefix_shuffled}, {"after_changed", r.after_changed},
@@ -157,6 +174,7 @@ void train_with_and_without(Phase4& p) {
 }
 
 void section4_break_causality(Phase4& p) {
+    if (skipped_on_corpus(p, "4. Break causality", "it trains TinyGPT on the toy grammar and compares with its Bayes floor")) return;
     section("4. Break causality: the same TinyGPT trained with and without the mask");
     train_with_and_without(p);
     const double floor = p.masked.final_eval.floor;
@@ -169,7 +187,7 @@ void section4_break_causality(Phase4& p) {
         for (bool eval_causal : {true, false}) {
             auto model = phase4::with_mask(*run->model, eval_causal);
             const double loss = lab::evaluate(*model, lab::Task::causal).loss;
-            const std::string gen = text_of(phase4::greedy_recompute(*model, p.prompt, 10, kEos));
+            const std::string gen = p.text(phase4::greedy_recompute(*model, p.prompt, 10, p.eos));
             const std::string trained = trained_causal ? "with mask" : "without mask", evaluated = eval_causal ? "with mask" : "without mask";
             t.row({trained, evaluated, loss, loss - floor, gen});
             two_by_two[std::string(trained_causal ? "trained_with_mask" : "trained_without_mask") +
@@ -206,20 +224,20 @@ void section4_break_causality(Phase4& p) {
 
 void section5_generation(Phase4& p) {
     section("5. Generation from \"" + p.prompt_text + "\" (greedy), top-5 at each step");
-    const nn::Generation g = nn::generate(p.gpt(), p.prompt, {.max_new_tokens = 20, .stop_token = kEos});
+    const nn::Generation g = nn::generate(p.gpt(), p.prompt, {.max_new_tokens = 20, .stop_token = p.eos});
     Json steps = Json::array();
     std::vector<std::int64_t> so_far = p.prompt;
     for (std::size_t k = 0; k < g.tokens.size(); ++k) {
-        std::printf("  %-40s ->", text_of(so_far).c_str());
+        std::printf("  %-40s ->", p.text(so_far).c_str());
         Json top = Json::array();
         for (const auto& [id, prob] : phase4::top_probabilities(g.logits[k], 5)) {
-            std::printf(" %s %.2f", token_labels({id})[0].c_str(), prob);
-            top.push_back(Json::Object{{"token", token_labels({id})[0]}, {"p", prob}});
+            std::printf(" %s %.2f", p.labels({id})[0].c_str(), prob);
+            top.push_back(Json::Object{{"token", p.labels({id})[0]}, {"p", prob}});
         }
         std::printf("\n");
         steps.push_back(top), so_far.push_back(g.tokens[k]);
     }
-    std::printf("generated: %s\n", text_of(so_far).c_str());
+    std::printf("generated: %s\n", p.text(so_far).c_str());
     // The KV cache: same tokens, far less work. The model's context holds few learned positions, so a
     // 256-token run needs a model with context prompt + 256; its weights are random (untrained),
     // which changes nothing about the work a step does. Greedy, no stop token, median of 3 runs each.
@@ -238,13 +256,16 @@ void section5_generation(Phase4& p) {
             {"new_tokens", c.new_tokens}, {"ms_with_cache", c.ms_cached}, {"ms_without_cache", c.ms_recomputed},
             {"speedup", c.ms_recomputed / c.ms_cached}, {"same_tokens", c.same_tokens}, {"max_logit_diff", c.max_logit_diff}};
     }
-    p.m["generation"] = Json::Object{{"prompt", p.prompt_text}, {"text", text_of(so_far)}, {"top5", steps}, {"kv_cache", kv}};
+    p.m["generation"] = Json::Object{{"prompt", p.prompt_text}, {"text", p.text(so_far)}, {"top5", steps}, {"kv_cache", kv}};
 }
 
 void section6_padding(Phase4& p) {
     section("6. Padding and combined (causal AND padding) masks");
-    const std::vector<std::vector<std::int64_t>> seqs{
-        phase4::with_bos("the cat sat on the mat because it was comfortable"), phase4::with_bos("the dog saw the cat")};
+    // A corpus model: its sentence and the sentence's first half, so one of them is padded.
+    const std::vector<std::vector<std::int64_t>> seqs =
+        p.corpus ? std::vector<std::vector<std::int64_t>>{p.ids, {p.ids.begin(), p.ids.begin() + std::max<std::int64_t>(1, p.T / 2)}}
+                 : std::vector<std::vector<std::int64_t>>{phase4::with_bos("the cat sat on the mat because it was comfortable"),
+                                                          phase4::with_bos("the dog saw the cat")};
     const phase4::PaddedBatch padded = phase4::pad_batch(seqs);
     const Tensor& batch = padded.ids;                                      // [B=2, T] int64
     const std::vector<std::int64_t>& lengths = padded.lengths;
@@ -271,11 +292,13 @@ void section6_padding(Phase4& p) {
         pad_json[what] = Json::Object{{"max_weight_on_padding", padded_max}, {"max_logit_diff_vs_unpadded", real_diff}};
     }
     p.m["padding"] = pad_json;
-    plots::MaskChartOptions po{.panel_titles = {"sentence 1 (<bos> + " + std::to_string(lengths[0] - 1) + " words)",
-                                                "sentence 2 (<bos> + " + std::to_string(lengths[1] - 1) + " words + " +
-                                                    std::to_string(Tp - lengths[1]) + " <pad>)"}};
+    const auto tokens = [&](std::int64_t n) {
+        return p.corpus ? std::to_string(n) + " tokens" : "<bos> + " + std::to_string(n - 1) + " words";
+    };
+    plots::MaskChartOptions po{.panel_titles = {"sentence 1 (" + tokens(lengths[0]) + ")", "sentence 2 (" + tokens(lengths[1]) +
+                                                    " + " + std::to_string(Tp - lengths[1]) + " <pad>)"}};
     for (std::int64_t b = 0; b < 2; ++b) {
-        po.panel_row_labels.push_back(token_labels(batch.select(0, b).to_vector<std::int64_t>()));
+        po.panel_row_labels.push_back(p.labels(batch.select(0, b).to_vector<std::int64_t>()));
         po.panel_col_labels.push_back(po.panel_row_labels.back());
     }
     po.title = "Padding mask: no query attends to <pad>";
@@ -289,6 +312,7 @@ void section6_padding(Phase4& p) {
 void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& variants) {
     std::string names;
     for (const phase4::Variant& v : variants) names += (names.empty() ? "" : ", ") + v.name;
+    if (skipped_on_corpus(p, "7. Custom masks (" + names + ")", "each is trained on the toy grammar, as in step 4")) return;
     section("7. Custom masks (" + names + "), each trained as in step 4");
     const double floor = p.masked.final_eval.floor;
     std::vector<lab::TrainResult> runs;
@@ -312,7 +336,7 @@ void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& varian
     p.m["custom_masks"] = Json::Object{{"steps", p.steps}, {"bayes_floor", floor}, {"val_loss", losses}};
     plots::HeatmapGridOptions co;
     co.title = "Custom masks: layer 1 attention (mean of " + std::to_string(p.gpt().config().n_heads) + " heads)";
-    co.row_labels = co.col_labels = token_labels(p.ids);
+    co.row_labels = co.col_labels = p.labels(p.ids);
     co.panel_titles = titles, co.columns = 3, co.vmin = 0, co.colormap = plots::Colormap::blues;
     co.mask_label = "blocked by the mask", co.colorbar_label = "attention weight";
     p.out.figure(plots::heatmap_grid(panels, co), "custom_masks",
@@ -320,6 +344,7 @@ void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& varian
 }
 
 void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>& heads) {
+    if (skipped_on_corpus(p, "8. Attention entropy during training", "it replays the standard training on the toy grammar")) return;
     section("8. Attention entropy during training, and pruning heads");
     // The recipe's whole run (causal_model's own training, replayed), not only step 4's first --steps.
     // The same replay reads the sentence at each evaluation for step 9: the run is trained once.
@@ -352,6 +377,7 @@ void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>
 // --prune each: one head off at a time (experiment 1). --prune L.H,L.H,...: those heads off
 // one after another, each staying off, so the last bar is the model without all of them.
 void section8b_head_pruning(Phase4& p, const std::vector<std::string>& heads, const std::vector<std::size_t>& order) {
+    if (skipped_on_corpus(p, "8. Pruning heads", "the loss it measures is on the toy grammar's validation set")) return;
     const double base = lab::evaluate(p.gpt(), lab::Task::causal).loss;
     std::vector<double> increase;
     std::vector<std::string> labels;
@@ -425,8 +451,10 @@ int main(int argc, char** argv) try {
     section7_custom_masks(p, variants);
     section8a_entropy_during_training(p, phase4::head_names(p.gpt()));
     section8b_head_pruning(p, phase4::head_names(p.gpt()), order);
-    phase4::section_pruning_to_minimum(p, p.gpt());
-    section9_attention_while_it_learns(p, p.timeline, p.whole, p.ckpt.info.vocab);
+    if (!skipped_on_corpus(p, "8. Pruning to the minimum", "it measures the loss on the toy grammar's validation set"))
+        phase4::section_pruning_to_minimum(p, p.gpt());
+    if (!skipped_on_corpus(p, "9. Attention while it learns", "it replays the standard training on the toy grammar"))
+        section9_attention_while_it_learns(p, p.timeline, p.whole, p.ckpt.info.vocab);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());

@@ -64,14 +64,22 @@ inline std::vector<std::int64_t> with_bos(const std::string& text) {
     for (std::int64_t id : data::WordTokenizer(data::toy_grammar().vocab()).encode(text)) ids.push_back(id);
     return ids;
 }
-inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& ids) {
+// Tokens as labels, in `vocab` (id -> token; the grammar's by default). Whitespace is made
+// visible ("_", "\\n"): a character model's tokens label axes and files that split on spaces.
+inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& ids,
+                                             const std::vector<std::string>& vocab = lab::grammar_vocab()) {
     std::vector<std::string> out;
-    for (std::int64_t id : ids) out.push_back(data::toy_grammar().vocab().word(id));
+    for (std::int64_t id : ids) {
+        const std::string& t = vocab.at(static_cast<std::size_t>(id));
+        out.push_back(t == " " ? "_" : t == "\n" ? "\\n" : t == "\t" ? "\\t" : t);
+    }
     return out;
 }
-inline std::string text_of(const std::vector<std::int64_t>& ids) {
+// The tokens as text: words joined by spaces, characters (sep "") as they are.
+inline std::string text_of(const std::vector<std::int64_t>& ids, const std::vector<std::string>& vocab = lab::grammar_vocab(),
+                           const std::string& sep = " ") {
     std::string s;
-    for (const std::string& w : token_labels(ids)) s += (s.empty() ? "" : " ") + w;
+    for (std::int64_t id : ids) s += (s.empty() ? "" : sep) + vocab.at(static_cast<std::size_t>(id));
     return s;
 }
 

@@ -120,6 +120,57 @@ inline std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::
     return ids;
 }
 
+// The sentence of a model of the learner's own corpus (tinygpt train --corpus): --sentence in
+// its vocabulary (its characters for a char model, else its words, checked as sentence_ids
+// does), or without --sentence the corpus's own first tokens (at most 12, and the context). No <bos>: a
+// corpus is one stream of tokens.
+inline std::vector<std::int64_t> corpus_sentence_ids(const lab::Options& o, const nn::LoadedCheckpoint& ck) {
+    const std::int64_t context = ck.model->config().context;
+    const bool chars = lab::task_from_kind(ck.info.kind) == lab::Task::chars;
+    if (o.given("sentence") && !chars) return sentence_ids(o, ck.info.vocab, context);
+    std::string text = o.text("sentence");
+    if (!o.given("sentence")) {
+        const auto it = ck.metadata.find("corpus");
+        const std::string path = it == ck.metadata.end() ? "" : it->second;
+        try {
+            text = read_file(path);
+        } catch (const std::exception& e) {
+            o.fail("sentence", "not given, and the checkpoint's corpus '" + path + "' cannot be read (" + e.what() +
+                                   "): give a --sentence in its vocabulary");
+        }
+    }
+    std::vector<std::int64_t> ids;
+    if (chars) {
+        std::string known;  // id 0 is <pad>; id i is the i-th character
+        for (std::size_t i = 1; i < ck.info.vocab.size(); ++i) known += ck.info.vocab[i];
+        try {
+            ids = data::CharTokenizer::from_text(known, "the checkpoint's characters").encode(text);
+        } catch (const std::exception& e) {
+            o.fail("sentence", e.what());
+        }
+    } else {
+        std::string word;
+        for (char c : text + " ") {
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                word += c;
+            } else if (!word.empty()) {
+                const auto it = std::find(ck.info.vocab.begin(), ck.info.vocab.end(), word);
+                if (it == ck.info.vocab.end())
+                    o.fail("sentence", "the corpus holds the word '" + word + "', which the model does not know (the file "
+                                       "changed since training?): give a --sentence in its vocabulary");
+                ids.push_back(it - ck.info.vocab.begin());
+                word.clear();
+                if (ids.size() == 12) break;
+            }
+        }
+    }
+    if (!o.given("sentence")) ids.resize(std::min<std::size_t>(ids.size(), static_cast<std::size_t>(std::min<std::int64_t>(12, context))));
+    if (static_cast<std::int64_t>(ids.size()) > context)
+        o.fail("sentence", std::to_string(ids.size()) + " characters, but the model reads at most " + std::to_string(context));
+    if (ids.empty()) o.fail("sentence", "no tokens");
+    return ids;
+}
+
 // What a phase's main() does with an error none of its sections caught (a model it cannot
 // read, or a bug): print it under the program's name and exit with status 1, never abort.
 inline int unexpected_error(const char* argv0, const std::exception& e) {

@@ -1,6 +1,7 @@
 // seq2seq.cpp — phase 5's GRU encoder–decoder on the reversal task, from the command line.
 //
 //   seq2seq train --out M.safetensors [--hidden 64] [--score additive] [--length 10] [--steps 1000] ...
+//   seq2seq train --resume M.safetensors [--steps N]   continue a run (Adam's moments, step, batch stream)
 //   seq2seq eval  --checkpoint M.safetensors            held-out accuracy, overall and by length
 //   seq2seq show  --checkpoint M.safetensors --digits "3 1 4 1 5" --out DIR
 //                                                      the decoded output and its alignment heatmap
@@ -12,6 +13,9 @@
 // Every command has --help. A bad flag or value exits 2 with a message naming it (lab/options);
 // a file that cannot be used (missing, corrupt, not a seq2seq checkpoint) exits 1 naming it.
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "data/reversal.hpp"
@@ -54,6 +58,91 @@ void report(const lab::ReversalEval& e, std::size_t sequences) {
 
 // ---- train ------------------------------------------------------------------------------
 
+// The run settings kept beside the model (the `extra` of its checkpoint), as flags spell them.
+const char* const kRunSettings[] = {"steps", "batch", "lr", "warmup", "seed"};
+
+// Trains (or continues) `model`, reports on the held-out set and writes the checkpoint with
+// its training state. A run whose weights went non-finite writes nothing: the last good file stays.
+void run_and_save(nn::Seq2Seq& model, const data::ReversalConfig& task, lab::ReversalTrainConfig tc, std::uint64_t seed,
+                  std::int64_t per_length, const std::string& path) {
+    const std::vector<data::Digits> eval_set = held_out(per_length, task);
+    const std::int64_t last = tc.stop_after > 0 ? tc.stop_after : tc.steps;
+    tc.checkpoints = {last};
+    const lab::ReversalTrainResult r = lab::train_reversal(model, tc, eval_set, task);
+    const std::size_t window = std::min<std::size_t>(20, r.loss.size());
+    const lab::Curve curve = lab::smooth(r.loss, window, std::max<std::size_t>(window, r.loss.size() / 10));
+    for (std::size_t i = 0; i < curve.step.size(); ++i)
+        std::printf("  step %6.0f  loss %.4f (mean of %zu steps)\n", curve.step[i] + static_cast<double>(r.first_step - 1),
+                    curve.value[i], window);
+    report(r.evals.at(last), eval_set.size());
+    for (const auto& p : model.named_parameters())
+        if (const std::string bad = nn::first_non_finite(p.tensor); !bad.empty())
+            throw std::runtime_error("the run diverged: parameter '" + p.name + "' holds " + bad + " after step " +
+                                     std::to_string(last) + "; '" + path + "' is left as it was");
+    const nn::TrainingState state{r.optimizer.get(), last, r.data_rng, {}};
+    lab::save_reversal_model(path, model, task, {{"steps", std::to_string(tc.steps)}, {"batch", std::to_string(tc.batch_size)},
+                                   {"lr", lab::format_real(tc.lr)}, {"warmup", std::to_string(tc.warmup)},
+                                   {"seed", std::to_string(seed)}}, &state);
+    std::printf("wrote %s (step %lld of %lld)\n", path.c_str(), static_cast<long long>(last), static_cast<long long>(tc.steps));
+}
+
+// --resume PATH: the stored run, continued. Its settings come from the file; a flag that
+// names another value is a contradiction (exit 2); only --steps, --stop-after, --out and
+// --per-length may change. The file is checked whole before anything is allocated.
+int resume(const lab::Options& o, std::int64_t stop_after, std::int64_t per_length) {
+    const std::string path = o.text("resume");
+    if (path.empty()) o.fail("resume", "needs a file path");
+    const nn::LoadedSeq2Seq loaded = nn::load_seq2seq(path);  // IOError naming the file: exit 1
+    lab::ReversalModel m = lab::load_reversal_model(path);
+    if (!loaded.has_training_state)
+        throw IOError("resume: '" + path + "' holds no training state (an inference-only or format_version 1 file); "
+                      "it cannot be continued");
+    for (const auto& s : loaded.optimizer_state)
+        if (!s.name.starts_with("exp_avg.") && !s.name.starts_with("exp_avg_sq."))
+            throw IOError("resume: '" + path + "': optimizer state '" + s.name + "' is not Adam's (exp_avg, exp_avg_sq)");
+    std::map<std::string, std::int64_t> run;  // the stored settings, checked like flags
+    for (const char* key : kRunSettings) {
+        if (std::string(key) == "lr") continue;
+        const auto it = m.extra.find(key);
+        const std::optional<std::int64_t> v = it == m.extra.end() ? std::nullopt : lab::parse_int64(it->second);
+        if (!v || *v < (std::string(key) == "warmup" || std::string(key) == "seed" ? 0 : 1) || *v > nn::kMaxTrainingSteps)
+            throw IOError("resume: '" + path + "': run setting '" + key + "' is " +
+                          (it == m.extra.end() ? std::string("missing") : "'" + it->second + "'") + ", not a whole number in range");
+        run[key] = *v;
+    }
+    const std::optional<double> lr = m.extra.contains("lr") ? lab::parse_real(m.extra.at("lr")) : std::nullopt;
+    if (!lr || *lr <= 0 || *lr > 10) throw IOError("resume: '" + path + "': run setting 'lr' is missing or outside (0, 10]");
+    const nn::Seq2SeqConfig& c = m.model->config();
+    const std::map<std::string, std::string> stored{
+        {"hidden", std::to_string(c.hidden)}, {"score", nn::score_kind_flag(c.scoring)}, {"normalizer", nn::normalizer_flag(c.normalizer)},
+        {"attention", c.attention ? "on" : "off"}, {"length", std::to_string(m.task.max_len)}, {"batch", std::to_string(run["batch"])},
+        {"lr", lab::format_real(*lr)}, {"warmup", std::to_string(run["warmup"])}, {"seed", std::to_string(run["seed"])}};
+    for (const auto& [flag, value] : stored) {
+        if (!o.given(flag)) continue;
+        const std::string asked = flag == "lr" ? lab::format_real(o.real("lr", 1e-8, 10)) : o.text(flag);
+        if (asked != value)
+            o.fail(flag, "contradicts '" + path + "', which was trained with " + flag + " " + value +
+                             " (with --resume only --steps, --stop-after, --out and --per-length may be given)");
+    }
+    lab::ReversalTrainConfig tc{.steps = o.given("steps") ? o.integer("steps", 1, 1000000) : run["steps"], .batch_size = run["batch"],
+                                .lr = *lr, .warmup = run["warmup"], .data_seed = static_cast<std::uint64_t>(run["seed"]) + 1,
+                                .checkpoints = {}, .stop_after = stop_after, .resume = &loaded};
+    if (loaded.step >= tc.steps) {
+        if (o.given("steps")) o.fail("steps", "must exceed the step of '" + path + "', " + std::to_string(loaded.step));
+        o.fail("resume", "'" + path + "' has done all " + std::to_string(tc.steps) + " steps of its run; give --steps N > " +
+                             std::to_string(tc.steps) + " to train it further");
+    }
+    if (stop_after && (stop_after <= loaded.step || stop_after > tc.steps))
+        o.fail("stop-after", "must be after the resumed step " + std::to_string(loaded.step) + " and at most --steps " +
+                                 std::to_string(tc.steps));
+    const std::string out = o.given("out") ? o.text("out") : path;
+    if (out.empty()) o.fail("out", "needs a file path");
+    std::printf("seq2seq train: resuming '%s' at step %lld of %lld: %s\n", path.c_str(), static_cast<long long>(loaded.step),
+                static_cast<long long>(tc.steps), describe(*m.model).c_str());
+    run_and_save(*m.model, m.task, tc, static_cast<std::uint64_t>(run["seed"]), per_length, out);
+    return 0;
+}
+
 int train(int argc, const char* const* argv) {
     lab::Options o("seq2seq train", "Train phase 5's GRU encoder-decoder to reverse digit sequences; save it.");
     o.add("out", "PATH", "out/checkpoints/seq2seq_model.safetensors", "the checkpoint to write (.safetensors)");
@@ -62,13 +151,19 @@ int train(int argc, const char* const* argv) {
     o.add("normalizer", "NAME", "softmax", "softmax, sparsemax or topk:K (keep the K largest weights)");
     o.add("attention", "on|off", "on", "off: the decoder sees only the final encoder state (the bottleneck)");
     o.add("length", "N", "10", "longest source (sources have 4 to N digits)");
-    o.add("steps", "N", "1000", "optimizer steps");
+    o.add("steps", "N", "1000", "optimizer steps of the run (the learning-rate schedule spans them)");
     o.add("batch", "N", "64", "sequences per step");
     o.add("lr", "X", "0.003", "peak learning rate (Adam, linear warm-up, cosine decay to lr/100)");
     o.add("warmup", "N", "50", "warm-up steps");
     o.add("seed", "N", "0", "seed of the weights (the batches use seed + 1)");
     o.add("per-length", "N", "100", "held-out sequences per length in the final report");
+    o.add("stop-after", "N", "", "stop after step N of the run and save it, to continue later with --resume");
+    o.add("resume", "PATH", "", "continue the run saved in PATH (its settings; only --steps to extend it, --stop-after, "
+                                "--out (default: PATH itself) and --per-length may be given)");
     o.parse(argc, argv);
+    const std::int64_t stop_after = o.given("stop-after") ? o.integer("stop-after", 1, 1000000) : 0;
+    const std::int64_t per_length = o.integer("per-length", 1, 10000);
+    if (o.given("resume")) return resume(o, stop_after, per_length);
     nn::Seq2SeqConfig c;
     c.vocab = data::kReversalVocab;
     c.hidden = o.integer("hidden", 2, nn::Seq2SeqLimits::max_width);
@@ -81,8 +176,9 @@ int train(int argc, const char* const* argv) {
     task.max_len = o.integer("length", task.min_len, lab::kLongestReversal);
     const std::uint64_t seed = o.seed();
     lab::ReversalTrainConfig tc{.steps = o.integer("steps", 1, 1000000), .batch_size = o.integer("batch", 1, 4096),
-                                .lr = o.real("lr", 1e-8, 10), .warmup = o.integer("warmup", 0, 1000000), .data_seed = seed + 1, .checkpoints = {}};
-    const std::int64_t per_length = o.integer("per-length", 1, 10000);
+                                .lr = o.real("lr", 1e-8, 10), .warmup = o.integer("warmup", 0, 1000000), .data_seed = seed + 1,
+                                .checkpoints = {}, .stop_after = stop_after, .resume = nullptr};
+    if (stop_after > tc.steps) o.fail("stop-after", "must be at most --steps " + std::to_string(tc.steps));
     const std::string path = o.text("out");
     if (path.empty()) o.fail("out", "needs a file path");
 
@@ -91,18 +187,7 @@ int train(int argc, const char* const* argv) {
     std::printf("seq2seq train: reversal of %lld-%lld digits, %s; %lld steps of %lld, seed %llu\n",
                 static_cast<long long>(task.min_len), static_cast<long long>(task.max_len), describe(model).c_str(),
                 static_cast<long long>(tc.steps), static_cast<long long>(tc.batch_size), static_cast<unsigned long long>(seed));
-    const std::vector<data::Digits> eval_set = held_out(per_length, task);
-    tc.checkpoints = {tc.steps};
-    const lab::ReversalTrainResult r = lab::train_reversal(model, tc, eval_set, task);
-    const std::size_t window = std::min<std::size_t>(20, r.loss.size());
-    const lab::Curve curve = lab::smooth(r.loss, window, std::max<std::size_t>(window, r.loss.size() / 10));
-    for (std::size_t i = 0; i < curve.step.size(); ++i)
-        std::printf("  step %6.0f  loss %.4f (mean of %zu steps)\n", curve.step[i], curve.value[i], window);
-    report(r.evals.at(tc.steps), eval_set.size());
-    lab::save_reversal_model(path, model, task, {{"steps", std::to_string(tc.steps)}, {"batch", std::to_string(tc.batch_size)},
-                                   {"lr", lab::format_real(tc.lr)}, {"warmup", std::to_string(tc.warmup)},
-                                   {"seed", std::to_string(seed)}});
-    std::printf("wrote %s\n", path.c_str());
+    run_and_save(model, task, tc, seed, per_length, path);
     return 0;
 }
 

@@ -5,8 +5,8 @@
 //   tinygpt generate --checkpoint F --prompt "the cat" [--tokens N] [--temperature T] [--top-k K] ...
 //   tinygpt eval     --checkpoint F --prompt "..." [--dump-logits F.npy] [--dump-attention F.npy]
 //
-// Every subcommand has --help. An unknown flag or a bad value prints the usage
-// and exits with status 2; a failure while running (a missing or corrupt
+// Every subcommand has --help (lab/options: the same parser and flag spellings as the phases
+// and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
 // checkpoint, an unknown word, a run that diverged) prints the error and exits
 // with status 1. Files are checked before they are opened: an input must be a
 // non-empty regular file (a FIFO would block forever, a directory has no bytes),
@@ -27,6 +27,7 @@
 #include "autograd/node.hpp"
 #include "data/tokenizer.hpp"
 #include "data/vocab.hpp"
+#include "lab/options.hpp"
 #include "lab/run_config.hpp"
 #include "lab/show.hpp"
 #include "lab/train.hpp"
@@ -42,132 +43,97 @@ using lab::Task;
 
 namespace {
 
-const char* kUsage =
-    "usage: tinygpt <command> [options]      (tinygpt <command> --help for its options)\n"
-    "commands:\n"
-    "  train      train a toy transformer on the toy grammar or a text file\n"
-    "  generate   continue a prompt with a trained causal model (KV-cached)\n"
-    "  eval       per-token loss of a prompt; dump logits and attention as .npy\n"
-    "  show       draw what a model attends to on your text (heatmaps, flow, rollout, entropy)\n";
-
 using Limits = nn::ModelLimits;
-const std::string kTrainUsage =
-    "usage: tinygpt train [options]\n"
-    "  --model causal|single-head|multi-head|qkv-head  task and model (default causal = TinyGPT;\n"
-    "                    qkv-head: one head of W_Q, W_K, W_V only, no biases, no W_O)\n"
-    "  --corpus FILE     train on a UTF-8 text file instead of the grammar (vocabulary stored in\n"
-    "                    the checkpoint): a causal model of its characters, or with\n"
-    "                    --tokens words, any --model on its whitespace-separated words\n"
-    "  --tokens T        with --corpus: chars (default) or words\n"
-    "  --steps N         optimizer steps (default: causal 600, masked-token models 1000)\n"
-    "  --d-model D       model width (default 64, at most " + std::to_string(Limits::max_d_model) + ")\n"
-    "  --heads H         attention heads (default 4; single-head has 1)\n"
-    "  --layers L        transformer blocks (default 2, at most " + std::to_string(Limits::max_layers) + ")\n"
-    "  --context T       tokens per row, the model's context (default 32, at most " + std::to_string(Limits::max_context) + ")\n"
-    "  --batch B         rows per batch (default: causal 16, masked-token models 32)\n"
-    "  --lr X            peak learning rate, AdamW with warm-up + cosine (default 0.003)\n"
-    "  --warmup N        warm-up steps (default 100)\n"
-    "  --weight-decay X  AdamW's decoupled weight decay (default 0.01)\n"
-    "  --clip X          gradient-norm limit (default 1)\n"
-    "  --mask-prob P     masked-token models: share of words hidden (default 0.15)\n"
-    "  --mask M          which keys each query sees: causal (default for next-token models), none\n"
-    "                    (no mask: a next-token model then sees the answer), local:W (|i-j| <= W)\n"
-    "                    or strided:S (i-j divisible by S); local and strided keep the causal mask\n"
-    "                    of next-token models\n"
-    "  --unscaled        scores q.k without the 1/sqrt(d_k) (phase 1's experiment, trained)\n"
-    "  --dropout P       drop attention weights and residual branches with probability P in\n"
-    "                    training steps, P in [0, 1) (default 0; evaluation never drops)\n"
-    "  --eval-every N    validate and write the checkpoint every N steps (default 100)\n"
-    "  --seed S          seed for weights and data (default 0)\n"
-    "  --out PATH        checkpoint to write (default out/checkpoints/<model>_model.safetensors;\n"
-    "                    with --resume, the resumed checkpoint itself)\n"
-    "  --resume PATH     continue the run saved in PATH: every setting comes from it, and only\n"
-    "                    --steps (to extend the run) and --out may be given besides it\n";
 
-const char* kGenerateUsage =
-    "usage: tinygpt generate --checkpoint F --prompt TEXT [options]\n"
-    "  --tokens N        new tokens at most (default 20; stops early at <eos>)\n"
-    "  --temperature T   0 = greedy (default), otherwise sample from softmax(logits / T)\n"
-    "  --top-k K         sample only among the K most likely tokens (default 0 = all)\n"
-    "  --seed S          sampling seed (default 0)\n"
-    "  --no-kv-cache     recompute the whole prefix every step (slower; same result)\n"
-    "  --show DIR        draw, per layer, what each generated token attended to (DIR/generated_layerN)\n";
-
-const char* kShowUsage =
-    "usage: tinygpt show --out DIR (--checkpoint F (--prompt TEXT | --sentences FILE) | --from-npy F.npy)\n"
-    "  --checkpoint F     the model to look at (any tinygpt checkpoint)\n"
-    "  --prompt TEXT      the text to run it on, in the model's vocabulary\n"
-    "  --sentences FILE   one text per line instead: DIR/sentence_1/, DIR/sentence_2/, ...\n"
-    "  --from-npy F.npy   draw weights [L, H, T, T] that `tinygpt eval --dump-attention` wrote\n"
-    "                     (with --checkpoint and --prompt, its tokens label the axes)\n"
-    "  --out DIR          where the figures go: attention_heads, attention_flow,\n"
-    "                     attention_rollout, attention_entropy (.svg and .png each), and\n"
-    "                     explorer.html, every text in one self-contained page\n";
-
-const char* kEvalUsage =
-    "usage: tinygpt eval --checkpoint F --prompt TEXT [options]\n"
-    "  --dump-logits F.npy     logits as float32 [T, V]\n"
-    "  --dump-attention F.npy  attention weights as float32 [L, H, T, T]\n";
-
+// A mistake in the command line found after parsing (two flags that exclude each other, a
+// file that cannot be used as the flag says): main prints it like lab::Options does, exit 2.
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-struct HelpRequested {};
 
-// Flags of one subcommand: --name VALUE pairs and bare switches.
-class Args {
-public:
-    Args(int argc, char** argv, int first, const std::vector<std::string>& valued, const std::vector<std::string>& switches) {
-        for (int i = first; i < argc; ++i) {
-            const std::string a = argv[i];
-            if (a == "--help" || a == "-h") throw HelpRequested{};
-            if (std::find(switches.begin(), switches.end(), a) != switches.end()) {
-                values_[a] = "1";
-            } else if (std::find(valued.begin(), valued.end(), a) != valued.end()) {
-                if (i + 1 >= argc) throw UsageError(a + " needs a value");
-                if (values_.contains(a)) throw UsageError(a + " is given twice");
-                values_[a] = argv[++i];
-            } else {
-                throw UsageError("unknown option '" + a + "'");
-            }
-        }
-    }
-    bool has(const std::string& k) const { return values_.contains(k); }
-    std::string str(const std::string& k, const std::string& fallback = "") const {
-        auto it = values_.find(k);
-        return it == values_.end() ? fallback : it->second;
-    }
-    std::string required(const std::string& k) const {
-        if (!has(k)) throw UsageError(k + " is required");
-        return str(k);
-    }
-    std::int64_t integer(const std::string& k, std::int64_t fallback, std::int64_t lo) const {
-        if (!has(k)) return fallback;
-        const auto v = lab::parse_int64(str(k));
-        if (!v || *v < lo) throw UsageError(k + " needs an integer >= " + std::to_string(lo) + ", got '" + str(k) + "'");
-        return *v;
-    }
-    std::uint64_t seed(const std::string& k) const {
-        const auto v = lab::parse_uint64(str(k, "0"));
-        if (!v) throw UsageError(k + " needs an integer >= 0, got '" + str(k) + "'");
-        return *v;
-    }
-    double real(const std::string& k, double fallback, double lo) const {
-        if (!has(k)) return fallback;
-        const auto v = lab::parse_real(str(k));
-        if (!v || *v < lo)
-            throw UsageError(k + " needs a finite number >= " + lab::format_real(lo) + ", got '" + str(k) + "'");
-        return *v;
-    }
-    // A path flag's value: never empty.
-    std::string path(const std::string& k, const std::string& fallback = "") const {
-        if (has(k) && str(k).empty()) throw UsageError(k + " needs a file path, got ''");
-        return str(k, fallback);
-    }
+// ---- the flags of each command (lab::Options: --help, exit 2 on a bad flag) -------------
 
-private:
-    std::map<std::string, std::string> values_;
-};
+// The value of a setting in the recipe `make train` uses for `task`, as --help shows it.
+std::string standard(Task task, const char* flag) {
+    for (const lab::RunSetting& s : lab::run_settings())
+        if (s.flag == std::string_view(flag)) return lab::setting_text(lab::standard_config(task), s);
+    return "";
+}
+
+void declare_train(lab::Options& o) {
+    const auto per_task = [](const char* flag) {
+        return "causal " + standard(Task::causal, flag) + ", masked-token models " + standard(Task::multi_head, flag);
+    };
+    o.add("model", "M", "causal", "task and model: causal (TinyGPT), single-head, multi-head, qkv-head (one head of W_Q, "
+                                  "W_K, W_V only: no biases, no W_O)");
+    o.add("corpus", "FILE", "", "train on a UTF-8 text file instead of the grammar (vocabulary stored in the checkpoint): "
+                                "a causal model of its characters, or with --tokens words any --model on its words");
+    o.add("tokens", "T", "chars", "with --corpus: chars or words (whitespace-separated)");
+    o.add("steps", "N", "", "optimizer steps (default: " + per_task("--steps") + ")");
+    o.add("d-model", "D", standard(Task::causal, "--d-model"), "model width (at most " + std::to_string(Limits::max_d_model) + ")");
+    o.add("heads", "H", standard(Task::causal, "--heads"), "attention heads (single-head and qkv-head have 1)");
+    o.add("layers", "L", standard(Task::causal, "--layers"), "transformer blocks (at most " + std::to_string(Limits::max_layers) + ")");
+    o.add("context", "T", standard(Task::causal, "--context"),
+          "tokens per row, the model's context (at most " + std::to_string(Limits::max_context) + ")");
+    o.add("batch", "B", "", "rows per batch (default: " + per_task("--batch") + ")");
+    o.add("lr", "X", standard(Task::causal, "--lr"), "peak learning rate, AdamW with warm-up + cosine");
+    o.add("warmup", "N", standard(Task::causal, "--warmup"), "warm-up steps");
+    o.add("weight-decay", "X", standard(Task::causal, "--weight-decay"), "AdamW's decoupled weight decay");
+    o.add("clip", "X", standard(Task::causal, "--clip"), "gradient-norm limit");
+    o.add("mask-prob", "P", standard(Task::multi_head, "--mask-prob"), "masked-token models: share of words hidden");
+    o.add("mask", "M", "", "which keys each query sees: causal (default for next-token models), none (a next-token "
+                           "model then sees the answer), local:W (|i-j| <= W) or strided:S (i-j divisible by S); "
+                           "local and strided keep the causal mask of next-token models");
+    o.add_switch("unscaled", "scores q.k without the 1/sqrt(d_k) (phase 1's experiment, trained)");
+    o.add("dropout", "P", standard(Task::causal, "--dropout"), "drop attention weights and residual branches with probability P in [0, 1) in training "
+                               "steps (evaluation never drops)");
+    o.add("eval-every", "N", standard(Task::causal, "--eval-every"), "validate and write the checkpoint every N steps");
+    o.add("seed", "S", standard(Task::causal, "--seed"), "seed for weights and data");
+    o.add("out", "PATH", "", "checkpoint to write (default out/checkpoints/<model>_model.safetensors; with --resume, "
+                             "the resumed checkpoint itself)");
+    o.add("resume", "PATH", "", "continue the run saved in PATH: every setting comes from it, and only --steps (to "
+                                "extend the run) and --out may be given besides it");
+}
+
+void declare_generate(lab::Options& o) {
+    o.add("checkpoint", "PATH", "", "a causal model (tinygpt train writes it)");
+    o.add("prompt", "TEXT", "", "the text to continue, in the model's vocabulary");
+    o.add("tokens", "N", "20", "new tokens at most (stops early at <eos>)");
+    o.add("temperature", "T", "0", "0 = greedy, otherwise sample from softmax(logits / T)");
+    o.add("top-k", "K", "0", "sample only among the K most likely tokens (0 = all)");
+    o.add("seed", "S", "0", "sampling seed");
+    o.add_switch("no-kv-cache", "recompute the whole prefix every step (slower; same result)");
+    o.add("show", "DIR", "", "draw, per layer, what each generated token attended to (DIR/generated_layerN)");
+}
+
+void declare_eval(lab::Options& o) {
+    o.add("checkpoint", "PATH", "", "the model (tinygpt train writes it)");
+    o.add("prompt", "TEXT", "", "the text to score, in the model's vocabulary");
+    o.add("dump-logits", "F.npy", "", "logits as float32 [T, V]");
+    o.add("dump-attention", "F.npy", "", "attention weights as float32 [L, H, T, T]");
+}
+
+void declare_show(lab::Options& o) {
+    o.add("checkpoint", "PATH", "", "the model to look at (any tinygpt checkpoint)");
+    o.add("prompt", "TEXT", "", "the text to run it on, in the model's vocabulary");
+    o.add("sentences", "FILE", "", "one text per line instead: DIR/sentence_1/, DIR/sentence_2/, ...");
+    o.add("from-npy", "F.npy", "", "draw weights [L, H, T, T] that `tinygpt eval --dump-attention` wrote (with "
+                                   "--checkpoint and --prompt, its tokens label the axes)");
+    o.add("out", "DIR", "", "where the figures go: attention_heads, attention_flow, attention_rollout, attention_entropy "
+                            "(.svg and .png each), and explorer.html, every text in one self-contained page");
+}
+
+// A flag's value that is required.
+std::string required(const lab::Options& o, const std::string& name) {
+    if (!o.given(name)) throw UsageError("--" + name + " is required");
+    return o.text(name);
+}
+
+// A path flag's value: never empty ("" if the flag is absent).
+std::string path_flag(const lab::Options& o, const std::string& name) {
+    if (o.given(name) && o.text(name).empty()) throw UsageError("--" + name + " needs a file path, got ''");
+    return o.given(name) ? o.text(name) : "";
+}
 
 // An input file must be a non-empty regular file, checked with stat before it is opened:
 // open(2) on a FIFO blocks until a writer comes, a directory reads as nothing useful.
@@ -236,52 +202,54 @@ void apply_mask(lab::TrainConfig& c, const std::string& m) {
 }
 
 // The settings given as flags, applied to c (ValueError from the table -> a usage error).
-lab::TrainConfig with_flags(lab::TrainConfig c, const Args& a) {
+lab::TrainConfig with_flags(lab::TrainConfig c, const lab::Options& o) {
     for (const lab::RunSetting& s : lab::run_settings()) {
-        if (!*s.flag || !a.has(s.flag) || composite(s)) continue;
+        if (!*s.flag || !o.given(s.flag + 2) || composite(s)) continue;
         try {
-            lab::set_setting(c, s, a.str(s.flag), s.flag);
+            lab::set_setting(c, s, o.text(s.flag + 2), s.flag);
         } catch (const ValueError& e) {
             throw UsageError(e.what());
         }
     }
-    if (a.has("--mask")) apply_mask(c, a.str("--mask"));
-    if (a.has("--unscaled")) c.scaled = false;
-    if (a.has("--tokens")) {
-        if (a.str("--tokens") != "words" && a.str("--tokens") != "chars")
-            throw UsageError("--tokens needs words or chars, got '" + a.str("--tokens") + "'");
-        c.word_tokens = a.str("--tokens") == "words";
+    if (o.given("mask")) apply_mask(c, o.text("mask"));
+    if (o.given("unscaled")) c.scaled = false;
+    if (o.given("tokens")) {
+        if (o.text("tokens") != "words" && o.text("tokens") != "chars")
+            throw UsageError("--tokens needs words or chars, got '" + o.text("tokens") + "'");
+        c.word_tokens = o.text("tokens") == "words";
     }
     return c;
 }
 
 // "--lr 0.01", "--unscaled": how the user gave a flag, for messages.
-std::string as_given(const Args& a, const std::string& flag) { return flag == "--unscaled" ? flag : flag + " " + a.str(flag); }
+std::string as_given(const lab::Options& o, const std::string& flag) {
+    return flag == "--unscaled" ? flag : flag + " " + o.text(flag.substr(2));
+}
 
 // --resume CKPT: the stored run, with --steps, --out and --corpus the only flags that may differ.
-lab::TrainConfig resumed_config(const Args& a) {
-    const std::string path = a.path("--resume");
+lab::TrainConfig resumed_config(const lab::Options& o) {
+    const std::string path = path_flag(o, "resume");
     check_input("--resume", path);
     const nn::LoadedCheckpoint ck = nn::load_checkpoint(path);
     const lab::StoredRun stored = lab::stored_run(ck, path);
     lab::TrainConfig c = stored.config;
-    lab::TrainConfig asked = with_flags(stored.config, a);
-    if (a.has("--model")) {
+    lab::TrainConfig asked = with_flags(stored.config, o);
+    if (o.given("model")) {
         try {
-            asked.task = lab::task_from_cli(a.str("--model"));
+            asked.task = lab::task_from_cli(o.text("model"));
         } catch (const ValueError& e) {
             throw UsageError(std::string("--model: ") + e.what());
         }
     }
     for (const lab::Difference& d : lab::differences(stored.config, asked))
-        throw UsageError(as_given(a, d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
+        throw UsageError(as_given(o, d.flag) + " contradicts '" + path + "', which was trained with " + d.key + " " +
                          d.stored + " (with --resume only --steps may change)");
-    if (a.has("--corpus")) {
+    if (o.given("corpus")) {
         if (c.corpus.empty()) throw UsageError("--corpus: '" + path + "' is a " + lab::info(c.task).cli + " model of the grammar, not of a corpus");
-        c.corpus = a.path("--corpus");  // may have moved: train() checks that it is the same text
+        c.corpus = path_flag(o, "corpus");  // may have moved: train() checks that it is the same text
     }
-    if (!c.corpus.empty()) check_input(a.has("--corpus") ? "--corpus" : "the checkpoint's corpus", c.corpus);
-    if (a.has("--steps")) {
+    if (!c.corpus.empty()) check_input(o.given("corpus") ? "--corpus" : "the checkpoint's corpus", c.corpus);
+    if (o.given("steps")) {
         c.steps = asked.steps;
         if (c.steps <= stored.step)
             throw UsageError("--steps " + std::to_string(c.steps) + " must exceed the step of '" + path + "', " +
@@ -291,40 +259,40 @@ lab::TrainConfig resumed_config(const Args& a) {
                          std::to_string(c.steps) + " to train it further");
     }
     c.resume = path;
-    c.out = a.path("--out", path);
+    c.out = o.given("out") ? path_flag(o, "out") : path;
     std::printf("tinygpt train: resuming '%s' at step %lld\n", path.c_str(), static_cast<long long>(stored.step));
     return c;
 }
 
-lab::TrainConfig fresh_config(const Args& a) {
+lab::TrainConfig fresh_config(const lab::Options& o) {
     Task task = Task::causal;
-    if (a.has("--model")) {
+    if (o.given("model")) {
         try {
-            task = lab::task_from_cli(a.str("--model"));
+            task = lab::task_from_cli(o.text("model"));
         } catch (const ValueError&) {
-            throw UsageError("--model must be " + lab::cli_choices() + ", got '" + a.str("--model") + "'");
+            throw UsageError("--model must be " + lab::cli_choices() + ", got '" + o.text("model") + "'");
         }
     }
-    if (a.has("--tokens") && !a.has("--corpus")) throw UsageError("--tokens " + a.str("--tokens") + " needs --corpus FILE (the grammar has its own words)");
-    if (a.has("--corpus")) {
-        check_input("--corpus", a.path("--corpus"));
-        const bool words = a.str("--tokens", "chars") == "words";
+    if (o.given("tokens") && !o.given("corpus")) throw UsageError("--tokens " + o.text("tokens") + " needs --corpus FILE (the grammar has its own words)");
+    if (o.given("corpus")) {
+        check_input("--corpus", path_flag(o, "corpus"));
+        const bool words = o.text("tokens") == "words";
         if (!words && task != Task::causal)
-            throw UsageError("--corpus at character level trains a causal next-character model; --model " + a.str("--model") +
+            throw UsageError("--corpus at character level trains a causal next-character model; --model " + o.text("model") +
                              " (masked-token) needs --tokens words");
         if (!words) task = Task::chars;
     }
     // Defaults: the recipe `make train` uses for that model (the char model: TinyGPT's).
     lab::TrainConfig c = lab::standard_config(task == Task::chars ? Task::causal : task);
     c.task = task;
-    c.corpus = a.str("--corpus");
-    c = with_flags(c, a);
-    c.out = a.path("--out", "out/checkpoints/" + std::string(lab::info(task).model_name) + ".safetensors");
+    c.corpus = o.text("corpus");
+    c = with_flags(c, o);
+    c.out = o.given("out") ? path_flag(o, "out") : "out/checkpoints/" + std::string(lab::info(task).model_name) + ".safetensors";
     return c;
 }
 
-int cmd_train(const Args& a) {
-    lab::TrainConfig c = a.has("--resume") ? resumed_config(a) : fresh_config(a);
+int cmd_train(const lab::Options& o) {
+    lab::TrainConfig c = o.given("resume") ? resumed_config(o) : fresh_config(o);
     check_output("--out", c.out);
     if (!c.corpus.empty() && same_file(c.out, c.corpus)) throw UsageError("--out '" + c.out + "' is the corpus; it would be overwritten");
     try {
@@ -350,8 +318,8 @@ int cmd_train(const Args& a) {
 
 // ---- generate and eval ---------------------------------------------------------------
 
-nn::LoadedCheckpoint load(const Args& a) {
-    const std::string path = a.path("--checkpoint");
+nn::LoadedCheckpoint load(const lab::Options& o) {
+    const std::string path = path_flag(o, "checkpoint");
     if (path.empty()) throw UsageError("--checkpoint is required");
     check_input("--checkpoint", path);
     return nn::load_checkpoint(path);
@@ -407,11 +375,12 @@ lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::i
 }
 
 // An output folder: new, or an existing directory (a file there is refused).
-std::string out_dir(const Args& a, const std::string& flag) {
-    const std::string dir = a.path(flag);
-    if (dir.empty()) throw UsageError(flag + " DIR is required");
+std::string out_dir(const lab::Options& o, const std::string& flag) {
+    const std::string dir = path_flag(o, flag);
+    if (dir.empty()) throw UsageError("--" + flag + " DIR is required");
     struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) throw UsageError(flag + " '" + dir + "' exists and is not a directory");
+    if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+        throw UsageError("--" + flag + " '" + dir + "' exists and is not a directory");
     return dir;
 }
 
@@ -419,20 +388,20 @@ void report(const std::vector<std::string>& stems) {
     for (const std::string& s : stems) std::printf("wrote %s.svg and .png\n", s.c_str());
 }
 
-int cmd_show(const Args& a) {
-    const std::string dir = out_dir(a, "--out");
-    const int sources = a.has("--prompt") + a.has("--sentences");
-    if (a.has("--from-npy")) {
-        check_input("--from-npy", a.path("--from-npy"));
-        if (a.has("--sentences")) throw UsageError("--from-npy draws one text's weights; --sentences does not apply");
-        const Tensor w = load_npy(a.path("--from-npy"));
+int cmd_show(const lab::Options& o) {
+    const std::string dir = out_dir(o, "out");
+    const int sources = o.given("prompt") + o.given("sentences");
+    if (o.given("from-npy")) {
+        check_input("--from-npy", path_flag(o, "from-npy"));
+        if (o.given("sentences")) throw UsageError("--from-npy draws one text's weights; --sentences does not apply");
+        const Tensor w = load_npy(path_flag(o, "from-npy"));
         if (w.dim() != 4 || w.size(2) != w.size(3))
-            throw ValueError("show: '" + a.str("--from-npy") + "' holds " + w.shape().str() +
+            throw ValueError("show: '" + o.text("from-npy") + "' holds " + w.shape().str() +
                              ", not attention weights [L, H, T, T] (tinygpt eval --dump-attention writes those)");
-        lab::AttentionOf att{a.str("--from-npy"), a.str("--prompt", a.str("--from-npy")), {}, {}};
-        if (a.has("--checkpoint")) {
-            nn::LoadedCheckpoint ck = load(a);
-            for (std::int64_t id : encode_prompt(ck, a.required("--prompt"))) att.tokens.push_back(label(ck, id));
+        lab::AttentionOf att{o.text("from-npy"), o.given("prompt") ? o.text("prompt") : o.text("from-npy"), {}, {}};
+        if (o.given("checkpoint")) {
+            nn::LoadedCheckpoint ck = load(o);
+            for (std::int64_t id : encode_prompt(ck, required(o, "prompt"))) att.tokens.push_back(label(ck, id));
         } else {
             for (std::int64_t t = 0; t < w.size(2); ++t) att.tokens.push_back(std::to_string(t));
         }
@@ -444,14 +413,14 @@ int cmd_show(const Args& a) {
         return 0;
     }
     if (sources != 1) throw UsageError("give --prompt TEXT or --sentences FILE (one of them), or --from-npy F.npy");
-    nn::LoadedCheckpoint ck = load(a);
-    const std::string name = std::filesystem::path(a.str("--checkpoint")).stem().string();
+    nn::LoadedCheckpoint ck = load(o);
+    const std::string name = std::filesystem::path(o.text("checkpoint")).stem().string();
     std::vector<std::string> texts;
-    if (a.has("--prompt")) {
-        texts.push_back(a.str("--prompt"));
+    if (o.given("prompt")) {
+        texts.push_back(o.text("prompt"));
     } else {
-        check_input("--sentences", a.path("--sentences"));
-        const std::string file = read_file(a.str("--sentences"));
+        check_input("--sentences", path_flag(o, "sentences"));
+        const std::string file = read_file(o.text("sentences"));
         for (std::size_t start = 0; start < file.size();) {
             std::size_t end = file.find('\n', start);
             if (end == std::string::npos) end = file.size();
@@ -459,63 +428,63 @@ int cmd_show(const Args& a) {
             if (line.find_first_not_of(" \t\r") != std::string::npos) texts.push_back(line);
             start = end + 1;
         }
-        if (texts.empty()) throw ValueError("show: '" + a.str("--sentences") + "' has no sentences (every line is blank)");
+        if (texts.empty()) throw ValueError("show: '" + o.text("sentences") + "' has no sentences (every line is blank)");
     }
     std::vector<lab::AttentionOf> all;
     for (std::size_t i = 0; i < texts.size(); ++i) {
         all.push_back(attention_of(ck, encode_prompt(ck, texts[i]), name + " on \"" + texts[i] + "\""));
         all.back().text = texts[i];
-        report(lab::draw_attention(all.back(), a.has("--prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
+        report(lab::draw_attention(all.back(), o.given("prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
     }
     std::printf("wrote %s\n", lab::write_explorer(ck, name, all, dir).c_str());
     return 0;
 }
 
-int cmd_generate(const Args& a) {
-    nn::GenerateOptions o;
-    o.max_new_tokens = a.integer("--tokens", 20, 1);
-    o.temperature = a.real("--temperature", 0, 0);
-    o.top_k = a.integer("--top-k", 0, 0);
-    o.seed = a.seed("--seed");
-    o.use_kv_cache = !a.has("--no-kv-cache");
-    const std::string prompt = a.required("--prompt");
-    nn::LoadedCheckpoint ck = load(a);
+int cmd_generate(const lab::Options& o) {
+    nn::GenerateOptions g_opt;
+    g_opt.max_new_tokens = o.integer("tokens", 1, 1000000);
+    g_opt.temperature = o.real("temperature", 0, 1000);
+    g_opt.top_k = o.integer("top-k", 0, 1000000);
+    g_opt.seed = o.seed();
+    g_opt.use_kv_cache = !o.on("no-kv-cache");
+    const std::string prompt = required(o, "prompt");
+    nn::LoadedCheckpoint ck = load(o);
     if (!ck.model->config().causal)
-        throw ValueError("generate: '" + a.str("--checkpoint") + "' is a bidirectional (" +
+        throw ValueError("generate: '" + o.text("checkpoint") + "' is a bidirectional (" +
                          (lab::info(lab::task_from_kind(ck.info.kind)).next_token ? "--mask none" : ck.info.kind) +
                          ") model: every position sees every other, so it cannot continue a text one token at a time; "
                          "generation needs a causal one");
-    const std::string show_dir = a.has("--show") ? out_dir(a, "--show") : "";
+    const std::string show_dir = o.given("show") ? out_dir(o, "show") : "";
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
-    if (!is_chars(ck)) o.stop_token = data::Vocab::kEos;
-    nn::Generation g = nn::generate(*ck.model, ids, o);
+    if (!is_chars(ck)) g_opt.stop_token = data::Vocab::kEos;
+    nn::Generation g = nn::generate(*ck.model, ids, g_opt);
     if (!show_dir.empty() && !g.tokens.empty()) {
         std::vector<std::int64_t> all = ids;
         all.insert(all.end(), g.tokens.begin(), g.tokens.end());
         if (static_cast<std::int64_t>(all.size()) > ck.model->config().context) all.resize(static_cast<std::size_t>(ck.model->config().context));
-        const std::string name = std::filesystem::path(a.str("--checkpoint")).stem().string();
+        const std::string name = std::filesystem::path(o.text("checkpoint")).stem().string();
         report(lab::draw_generation(attention_of(ck, all, name + " continuing \"" + prompt + "\""), ids.size(), show_dir));
     }
     std::string text = prompt;
-    for (std::int64_t id : g.tokens) text += id == o.stop_token ? " <eos>" : token_text(ck, id);
+    for (std::int64_t id : g.tokens) text += id == g_opt.stop_token ? " <eos>" : token_text(ck, id);
     std::printf("%s\n", text.c_str());
     std::fprintf(stderr, "%zu tokens in %.2f ms (%s)\n", g.tokens.size(), g.milliseconds,
-                 o.use_kv_cache ? "KV cache" : "no cache");
+                 g_opt.use_kv_cache ? "KV cache" : "no cache");
     return 0;
 }
 
-int cmd_eval(const Args& a) {
-    const std::string logits_path = a.path("--dump-logits"), attention_path = a.path("--dump-attention");
+int cmd_eval(const lab::Options& o) {
+    const std::string logits_path = path_flag(o, "dump-logits"), attention_path = path_flag(o, "dump-attention");
     if (!logits_path.empty() && !attention_path.empty() && same_file(logits_path, attention_path))
         throw UsageError("--dump-logits and --dump-attention are the same file '" + logits_path + "'; give two paths");
     for (const auto& [flag, path] : {std::pair{"--dump-logits", logits_path}, std::pair{"--dump-attention", attention_path}}) {
         if (path.empty()) continue;
         check_output(flag, path);
-        if (a.has("--checkpoint") && same_file(path, a.str("--checkpoint")))
+        if (o.given("checkpoint") && same_file(path, o.text("checkpoint")))
             throw UsageError(std::string(flag) + " '" + path + "' is the checkpoint; it would be overwritten");
     }
-    const std::string prompt = a.required("--prompt");
-    nn::LoadedCheckpoint ck = load(a);
+    const std::string prompt = required(o, "prompt");
+    nn::LoadedCheckpoint ck = load(o);
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
     if (static_cast<std::int64_t>(ids.size()) > ck.model->config().context)
         throw ValueError("eval: the prompt has " + std::to_string(ids.size()) + " tokens, more than the context of " +
@@ -550,52 +519,35 @@ int cmd_eval(const Args& a) {
     return 0;
 }
 
-std::vector<std::string> train_flags() {
-    std::vector<std::string> flags{"--model", "--corpus", "--out", "--resume"};
-    for (const lab::RunSetting& s : lab::run_settings())
-        if (*s.flag && s.flag != std::string_view("--unscaled") && std::find(flags.begin(), flags.end(), s.flag) == flags.end())
-            flags.push_back(s.flag);
-    return flags;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fputs(kUsage, stderr);
-        return 2;
-    }
-    const std::string cmd = argv[1];
-    const char* usage = cmd == "train"      ? kTrainUsage.c_str()
-                        : cmd == "generate" ? kGenerateUsage
-                        : cmd == "eval"     ? kEvalUsage
-                        : cmd == "show"     ? kShowUsage
-                                            : kUsage;
+    const std::string cmd =
+        lab::subcommand(argc, argv, "tinygpt", "Train, sample from and look inside the toy transformers.",
+                        {{"train", "train a toy transformer on the toy grammar or a text file"},
+                         {"generate", "continue a prompt with a trained causal model (KV-cached)"},
+                         {"eval", "per-token loss of a prompt; dump logits and attention as .npy"},
+                         {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"}});
+    const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
+        {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.", declare_train}},
+        {"generate", {"Continue --prompt with a causal model from --checkpoint.", declare_generate}},
+        {"eval", {"Per-token loss of --prompt under --checkpoint; dump logits and attention as .npy.", declare_eval}},
+        {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}}};
+    lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
+    commands.at(cmd).second(o);
+    o.parse(argc - 1, argv + 1);
     try {
-        if (cmd == "--help" || cmd == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (cmd == "train") return cmd_train(Args(argc, argv, 2, train_flags(), {"--unscaled"}));
-        if (cmd == "generate")
-            return cmd_generate(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--tokens", "--temperature", "--top-k", "--seed", "--show"},
-                                     {"--no-kv-cache"}));
-        if (cmd == "eval")
-            return cmd_eval(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--dump-logits", "--dump-attention"}, {}));
-        if (cmd == "show")
-            return cmd_show(Args(argc, argv, 2, {"--checkpoint", "--prompt", "--sentences", "--from-npy", "--out"}, {}));
-        throw UsageError("unknown command '" + cmd + "'");
-    } catch (const HelpRequested&) {
-        std::fputs(usage, stdout);
-        return 0;
+        if (cmd == "train") return cmd_train(o);
+        if (cmd == "generate") return cmd_generate(o);
+        if (cmd == "eval") return cmd_eval(o);
+        return cmd_show(o);
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "tinygpt: %s\n%s", e.what(), usage);
-        return 2;
+        o.usage_error(e.what());
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "tinygpt %s: out of memory\n", cmd.c_str());
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "tinygpt: %s\n", e.what());
+        std::fprintf(stderr, "tinygpt %s: %s\n", cmd.c_str(), e.what());
         return 1;
     }
 }

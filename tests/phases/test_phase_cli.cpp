@@ -178,6 +178,60 @@ TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and st
     CHECK(m.at("seed").as_int64() == 9);
 }
 
+TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only what needs the grammar", "[phases][cli][phase4]") {
+    const fs::path dir = fixture().dir / "corpus";
+    fs::create_directories(dir);
+    std::string text;
+    for (int i = 0; i < 30; ++i) text += "a bird sang over the quiet river today.\n";
+    write_file_atomic((dir / "corpus.txt").string(), text);
+    for (const bool words : {false, true}) {
+        INFO((words ? "word" : "character") << " model");
+        lab::TrainConfig c;
+        c.task = words ? lab::Task::causal : lab::Task::chars, c.word_tokens = words, c.corpus = (dir / "corpus.txt").string();
+        c.steps = 5, c.d_model = 16, c.n_heads = 2, c.n_layers = 1, c.context = 16, c.batch = 4, c.warmup = 1, c.eval_every = 5;
+        c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet;
+        c.out = (dir / (words ? "words.safetensors" : "chars.safetensors")).string();
+        lab::train(c);
+        const std::string out = (dir / (words ? "out_words" : "out_chars")).string();
+        const auto r = spawn("phase4_causal", {"--checkpoint", c.out, "--out", out});
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);  // not refused, not crashed
+        for (const char* step : {"4. Break causality", "7. Custom masks", "8. Attention entropy during training", "8. Pruning heads",
+                                 "8. Pruning to the minimum", "9. Attention while it learns"})
+            CHECK_THAT(r.output, Catch::Contains(std::string(step)) && Catch::Contains("is a model of its own corpus"));
+        CHECK_THAT(r.output, Catch::Contains("outputs at positions <= i are bit-identical for every i: yes"));
+        const Json m = load_json(out + "/phase4/metrics.json");
+        // The corpus's own text: its first two tokens are the generation's prompt.
+        CHECK(m.at("generation").at("prompt").as_string() == (words ? "a bird" : "a "));
+        CHECK(m.at("causality_check").size() == 11u);  // its first 12 tokens: one row per i < T - 1
+        CHECK(m.at("bidirectional_vs_causal").at("causal_upper_triangle_max").as_double() == 0);
+        CHECK(m.at("padding").at("combined").at("max_weight_on_padding").as_double() == 0);
+        CHECK_FALSE(m.find("custom_masks"));
+        CHECK_FALSE(m.find("head_pruning"));
+        CHECK(fs::exists(out + "/phase4/causal_mask.png"));
+    }
+    // A --sentence from the model's vocabulary; an unknown word or character is refused by name.
+    const std::string out = (dir / "out_sentence").string();
+    const auto r = spawn("phase4_causal", {"--checkpoint", (dir / "words.safetensors").string(), "--sentence", "the quiet bird sang",
+                                           "--out", out});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(load_json(out + "/phase4/metrics.json").at("generation").at("prompt").as_string() == "the quiet");
+    check_rejected("phase4_causal", {"--checkpoint", (dir / "words.safetensors").string(), "--sentence", "the quiet cat"},
+                   "--sentence", "the quiet cat", "does not know the word 'cat'");
+    check_rejected("phase4_causal", {"--checkpoint", (dir / "chars.safetensors").string(), "--sentence", "a bird!"},
+                   "--sentence", "a bird!", "!");
+    // Phase 2 on the word model: step 6's comparison on the grammar's validation set names it as skipped.
+    const std::string out2 = (dir / "out_phase2").string();
+    const auto r2 = spawn("phase2_multi_head", {"--checkpoint", (dir / "words.safetensors").string(), "--sentence", "a bird sang",
+                                                "--compare-checkpoint", fixture().ckpt("single_head_model"), "--heads", "2",
+                                                "--steps", "20", "--out", out2});
+    INFO(r2.output);
+    REQUIRE(r2.exit_code == 0);
+    CHECK_THAT(r2.output, Catch::Contains("words.safetensors: skipped: a model of its own corpus"));
+    CHECK(load_json(out2 + "/phase2/metrics.json").at("single_vs_multi").size() == 1);  // the grammar's single-head model only
+}
+
 TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring and steps", "[phases][cli][phase5]") {
     check_rejected("phase5_seq2seq", {"--hidden", "7"}, "--hidden", "'7'", "even");
     check_rejected("phase5_seq2seq", {"--length", "3"}, "--length", "'3'", "between 4");

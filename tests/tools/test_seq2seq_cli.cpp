@@ -6,12 +6,16 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <regex>
 
 #include "data/reversal.hpp"
+#include "nn/optim.hpp"
 #include "nn/safetensors.hpp"
 #include "nn/seq2seq_checkpoint.hpp"
+#include "autograd/node.hpp"
 #include "tensor/fileio.hpp"
+#include "tensor/ops.hpp"
 #include "tests/support/run_program.hpp"
 
 using namespace attnlab;
@@ -104,7 +108,13 @@ TEST_CASE("seq2seq: a checkpoint round-trips bit for bit", "[tools][seq2seq][cli
     nn::LoadedSeq2Seq a = nn::load_seq2seq(at("m.safetensors"));
     CHECK(a.extra.at("max_len") == "5");
     CHECK(a.extra.at("steps") == "60");
-    nn::save_seq2seq(at("again.safetensors"), *a.model, a.extra);
+    REQUIRE(a.has_training_state);
+    CHECK(a.step == 60);
+    CHECK(a.optimizer_state.size() == 2 * a.model->named_parameters().size());  // Adam: exp_avg and exp_avg_sq
+    nn::Adam opt(a.model->named_parameters(), 0.003);
+    opt.load_state(a.optimizer_state);
+    const nn::TrainingState state{&opt, a.step, a.data_rng, {}};
+    nn::save_seq2seq(at("again.safetensors"), *a.model, a.extra, &state);
     CHECK(read_file(at("again.safetensors")) == read_file(at("m.safetensors")));
     nn::LoadedSeq2Seq b = nn::load_seq2seq(at("again.safetensors"));
     const data::ReversalBatch batch = data::make_reversal_batch({{3, 1, 4, 1, 5}, {2, 7, 1, 8}});
@@ -199,4 +209,116 @@ TEST_CASE("seq2seq checkpoint: the parameter list matches the model for every va
                 CHECK(specs[i].shape == params[i].tensor.shape());
             }
         }
+}
+
+TEST_CASE("seq2seq train --resume: N steps, saved, then M more is byte for byte the run of N + M", "[tools][seq2seq][cli][resume]") {
+    fs::create_directories(at(""));
+    const std::vector<std::string> run{"train", "--steps", "12", "--hidden", "8", "--length", "5", "--batch", "8", "--warmup", "3",
+                                       "--per-length", "4", "--seed", "5"};
+    const auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = run;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    };
+    const testing::ProgramRun whole = seq2seq(with({"--out", at("whole.safetensors")}));
+    REQUIRE(whole.exit_code == 0);
+    const testing::ProgramRun first = seq2seq(with({"--stop-after", "5", "--out", at("part.safetensors")}));
+    INFO(first.output);
+    REQUIRE(first.exit_code == 0);
+    CHECK_THAT(first.output, Contains("(step 5 of 12)"));
+    CHECK(nn::load_seq2seq(at("part.safetensors")).step == 5);
+    const testing::ProgramRun rest = seq2seq({"train", "--resume", at("part.safetensors"), "--out", at("resumed.safetensors"), "--per-length", "4"});
+    INFO(rest.output);
+    REQUIRE(rest.exit_code == 0);
+    CHECK_THAT(rest.output, Contains("resuming '" + at("part.safetensors") + "' at step 5 of 12"));
+    CHECK(read_file(at("resumed.safetensors")) == read_file(at("whole.safetensors")));
+    // The held-out report of both runs, to 9 digits, is the same too.
+    CHECK(number_after(rest.output, "cross-entropy") == number_after(whole.output, "cross-entropy"));
+    // Without the optimizer's moments the continuation differs: the test above can fail.
+    {
+        nn::LoadedSeq2Seq p = nn::load_seq2seq(at("part.safetensors"));
+        nn::Adam fresh(p.model->named_parameters(), 0.003);
+        fresh.load_state(p.optimizer_state);
+        NoGradGuard no_grad;
+        for (const auto& s : fresh.state()) fill_(s.tensor, 0.0);
+        const nn::TrainingState zeroed{&fresh, p.step, p.data_rng, {}};
+        nn::save_seq2seq(at("zeroed.safetensors"), *p.model, p.extra, &zeroed);
+    }
+    REQUIRE(seq2seq({"train", "--resume", at("zeroed.safetensors"), "--per-length", "4"}).exit_code == 0);
+    CHECK(read_file(at("zeroed.safetensors")) != read_file(at("whole.safetensors")));
+    // Extending a finished run: the resumed file at step 12 trains on to 14 in place.
+    fs::copy_file(at("whole.safetensors"), at("extend.safetensors"), fs::copy_options::overwrite_existing);
+    const testing::ProgramRun more = seq2seq({"train", "--resume", at("extend.safetensors"), "--steps", "14", "--per-length", "4"});
+    INFO(more.output);
+    CHECK(more.exit_code == 0);
+    CHECK(nn::load_seq2seq(at("extend.safetensors")).step == 14);
+}
+
+TEST_CASE("seq2seq train --resume: hostile and mismatched files are refused by name", "[tools][seq2seq][cli][resume]") {
+    trained();
+    const std::string ck = at("m.safetensors");
+    // Hostile training state: each file is m.safetensors with one thing broken.
+    const auto edit = [&](const std::string& to, const std::function<void(SafetensorsFile&)>& change) {
+        SafetensorsFile f = load_safetensors(ck);
+        change(f);
+        save_safetensors(at(to), f.tensors, f.metadata);
+    };
+    edit("opt_nan.safetensors", [](SafetensorsFile& f) {
+        for (auto& t : f.tensors)
+            if (t.name == "optim.exp_avg.out.weight") t.tensor.data_ptr<float>()[2] = NAN;
+    });
+    edit("opt_shape.safetensors", [](SafetensorsFile& f) {
+        for (auto& t : f.tensors)
+            if (t.name == "optim.exp_avg_sq.out.bias") t.tensor = zeros({3});
+    });
+    edit("opt_partial.safetensors", [](SafetensorsFile& f) {
+        std::erase_if(f.tensors, [](const NamedTensor& t) { return t.name == "optim.exp_avg_sq.out.bias"; });
+    });
+    edit("opt_orphan.safetensors", [](SafetensorsFile& f) {
+        for (auto& t : f.tensors)
+            if (t.name == "optim.exp_avg.out.bias") t.name = "optim.exp_avg.out.nothing";
+    });
+    edit("opt_momentum.safetensors", [](SafetensorsFile& f) {
+        for (auto& t : f.tensors)
+            if (t.name.starts_with("optim.exp_avg_sq.")) t.name = "optim.momentum." + t.name.substr(17);
+    });
+    edit("no_step.safetensors", [](SafetensorsFile& f) { f.metadata.erase("step"); });
+    edit("step_zero.safetensors", [](SafetensorsFile& f) { f.metadata["step"] = "0"; });
+    edit("step_neg.safetensors", [](SafetensorsFile& f) { f.metadata["step"] = "-4"; });
+    edit("rng_bad.safetensors", [](SafetensorsFile& f) { f.metadata["data_rng_2"] = "xyz"; });
+    edit("v1_with_state.safetensors", [](SafetensorsFile& f) { f.metadata["format_version"] = "1"; });
+    edit("no_batch.safetensors", [](SafetensorsFile& f) { f.metadata.erase("batch"); });
+    edit("lr_inf.safetensors", [](SafetensorsFile& f) { f.metadata["lr"] = "inf"; });
+    {  // saved for inference: the weights only
+        nn::LoadedSeq2Seq m = nn::load_seq2seq(ck);
+        nn::save_seq2seq(at("inference.safetensors"), *m.model, m.extra);
+    }
+    const std::string before = read_file(ck);
+    run_cases({
+        {"resume --help", {"train", "--help"}, 0, "--resume PATH"},
+        {"missing file", {"train", "--resume", at("nope.safetensors")}, 1, "nope.safetensors"},
+        {"empty path", {"train", "--resume", ""}, 2, "--resume '': needs a file path"},
+        {"inference only", {"train", "--resume", at("inference.safetensors"), "--steps", "70"}, 1, "holds no training state"},
+        {"nan moment", {"train", "--resume", at("opt_nan.safetensors"), "--steps", "70"}, 1, "optimizer state 'optim.exp_avg.out.weight' holds nan at element 2"},
+        {"moment of another shape", {"train", "--resume", at("opt_shape.safetensors"), "--steps", "70"}, 1, "'optim.exp_avg_sq.out.bias' is float32 [3], its parameter needs float32 [13]"},
+        {"a moment missing", {"train", "--resume", at("opt_partial.safetensors"), "--steps", "70"}, 1, "optimizer state 'exp_avg_sq' covers"},
+        {"a moment of no parameter", {"train", "--resume", at("opt_orphan.safetensors"), "--steps", "70"}, 1, "'optim.exp_avg.out.nothing' belongs to no parameter"},
+        {"not Adam's state", {"train", "--resume", at("opt_momentum.safetensors"), "--steps", "70"}, 1, "is not Adam's"},
+        {"state without a step", {"train", "--resume", at("no_step.safetensors"), "--steps", "70"}, 1, "has optimizer state but no 'step'"},
+        {"step 0", {"train", "--resume", at("step_zero.safetensors"), "--steps", "70"}, 1, "step 0 is outside [1, 1000000000]"},
+        {"negative step", {"train", "--resume", at("step_neg.safetensors"), "--steps", "70"}, 1, "metadata 'step' is '-4'"},
+        {"generator state not hex", {"train", "--resume", at("rng_bad.safetensors"), "--steps", "70"}, 1, "data_rng_2 is 'xyz', not 16 hex digits"},
+        {"version 1 with state", {"train", "--resume", at("v1_with_state.safetensors"), "--steps", "70"}, 1, "is not a parameter of this model"},
+        {"run setting missing", {"train", "--resume", at("no_batch.safetensors"), "--steps", "70"}, 1, "run setting 'batch' is missing"},
+        {"run setting lr inf", {"train", "--resume", at("lr_inf.safetensors"), "--steps", "70"}, 1, "run setting 'lr' is missing or outside"},
+        {"finished, no --steps", {"train", "--resume", ck}, 2, "has done all 60 steps of its run; give --steps N > 60"},
+        {"--steps not beyond", {"train", "--resume", ck, "--steps", "60"}, 2, "--steps '60': must exceed the step of"},
+        {"--hidden contradicts", {"train", "--resume", ck, "--steps", "70", "--hidden", "16"}, 2, "--hidden '16': contradicts"},
+        {"--lr contradicts, naming the stored", {"train", "--resume", ck, "--steps", "70", "--lr", "0.01"}, 2, "trained with lr 0.003"},
+        {"--score contradicts", {"train", "--resume", ck, "--steps", "70", "--score", "dot"}, 2, "trained with score additive"},
+        {"--seed contradicts", {"train", "--resume", ck, "--steps", "70", "--seed", "4"}, 2, "trained with seed 3"},
+        {"--stop-after before the step", {"train", "--resume", ck, "--steps", "70", "--stop-after", "50"}, 2, "--stop-after '50': must be after the resumed step 60"},
+        {"--stop-after beyond --steps", {"train", "--steps", "5", "--stop-after", "6"}, 2, "--stop-after '6': must be at most --steps 5"},
+    });
+    CHECK(read_file(ck) == before);  // no refused resume touched the checkpoint
 }

@@ -123,9 +123,22 @@ TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
     run_cases({
         {"no command", {}, 2, "usage: tinygpt <command>"},
         {"--help", {"--help"}, 0, "commands:"},
-        {"train --help", {"train", "--help"}, 0, "only\n                    --steps (to extend the run)"},
+        {"train --help", {"train", "--help"}, 0, "only --steps (to extend the run)"},
+        {"train --help: a switch is bare", {"train", "--help"}, 0, "  --unscaled              scores q.k without"},
+        {"train --help: defaults are the recipe's", {"train", "--help"}, 0, "--d-model D             model width (at most 4096) (default: 64)"},
+        {"generate --help", {"generate", "--help"}, 0, "  --no-kv-cache           recompute"},
+        {"eval --help", {"eval", "--help"}, 0, "usage: tinygpt eval"},
+        {"show --help", {"show", "--help"}, 0, "--from-npy F.npy"},
+        {"unknown flag (generate)", {"generate", "--sentence", "the"}, 2, "tinygpt generate: unknown flag '--sentence'"},
+        {"unknown flag (eval)", {"eval", "--bogus", "1"}, 2, "tinygpt eval: unknown flag '--bogus'"},
+        {"unknown flag (show)", {"show", "--bogus", "1"}, 2, "tinygpt show: unknown flag '--bogus'"},
+        {"a switch given a value", {"train", "--unscaled=yes"}, 2, "--unscaled is a switch and takes no value (got '--unscaled=yes')"},
+        {"a switch given twice", {"train", "--unscaled", "--unscaled"}, 2, "--unscaled is given twice"},
+        {"generate's switch given a value", {"generate", "--no-kv-cache=1"}, 2, "--no-kv-cache is a switch and takes no value"},
+        {"generate's switch given twice", {"generate", "--no-kv-cache", "--no-kv-cache"}, 2, "--no-kv-cache is given twice"},
+        {"a bare word", {"eval", "the"}, 2, "unexpected argument 'the'"},
         {"unknown command", {"fly"}, 2, "unknown command 'fly'"},
-        {"unknown flag", {"train", "--bogus"}, 2, "unknown option '--bogus'"},
+        {"unknown flag", {"train", "--bogus"}, 2, "tinygpt train: unknown flag '--bogus'"},
         {"flag without value", {"train", "--steps"}, 2, "--steps needs a value"},
         {"flag twice", {"train", "--steps", "5", "--steps", "6"}, 2, "--steps is given twice"},
         {"steps 0", {"train", "--steps", "0"}, 2, "--steps needs an integer in [1, 1000000000], got '0'"},
@@ -139,8 +152,8 @@ TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
         {"seed negative", {"train", "--seed", "-3"}, 2, "--seed needs an integer >= 0, got '-3'"},
         {"generate: no prompt", {"generate", "--checkpoint", ck}, 2, "--prompt is required"},
         {"eval: no checkpoint", {"eval", "--prompt", "the cat"}, 2, "--checkpoint is required"},
-        {"generate: tokens 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--tokens", "0"}, 2, "--tokens needs an integer >= 1, got '0'"},
-        {"generate: top-k -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-k", "-1"}, 2, "--top-k needs an integer >= 0, got '-1'"},
+        {"generate: tokens 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--tokens", "0"}, 2, "--tokens '0': must be between 1 and 1000000"},
+        {"generate: top-k -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-k", "-1"}, 2, "--top-k '-1': must be between 0 and 1000000"},
     });
 }
 
@@ -166,7 +179,7 @@ TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "
         {"--mask causal on a masked-token model", {"train", "--model", "multi-head", "--mask", "causal"}, 2, "the causal mask is for next-token models"},
         {"--dropout 1", {"train", "--dropout", "1"}, 2, "--dropout needs a number in [0, 1), got '1'"},
         {"--dropout -0.1", {"train", "--dropout", "-0.1"}, 2, "--dropout needs a number in [0, 1), got '-0.1'"},
-        {"--unscaled takes no value", {"train", "--unscaled", "yes"}, 2, "unknown option 'yes'"},
+        {"--unscaled takes no value", {"train", "--unscaled", "yes"}, 2, "unexpected argument 'yes': --unscaled is a switch and takes no value"},
         {"--warmup -1", {"train", "--warmup", "-1"}, 2, "--warmup needs an integer in [0, 1000000000], got '-1'"},
         {"--weight-decay x", {"train", "--weight-decay", "x"}, 2, "--weight-decay needs a number >= 0, got 'x'"},
         {"qkv-head with 2 heads", {"train", "--model", "qkv-head", "--heads", "2"}, 2, "qkv-head has 1 head, not n_heads 2"},
@@ -381,11 +394,31 @@ TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tool
         {"dump over /dev/null", with(eval, {"--dump-logits", "/dev/null"}), 2, "exists and is not a regular file"},
         {"two dumps", with(eval, {"--dump-logits", at("l.npy"), "--dump-attention", at("a.npy")}), 0, "mean loss"},
         {"temperature 1e-320 is tiny but valid", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--temperature", "1e-320"}, 0, "the cat"},
-        {"temperature -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "-1"}, 2, "--temperature needs a finite number >= 0, got '-1'"},
-        {"temperature nan", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "nan"}, 2, "got 'nan'"},
-        {"temperature 1e-400 would be 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "1e-400"}, 2, "got '1e-400'"},
+        {"temperature -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "-1"}, 2, "--temperature '-1': must be between 0 and 1000"},
+        {"temperature nan", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "nan"}, 2, "--temperature 'nan': not a finite number"},
+        {"temperature 1e-400 would be 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "1e-400"}, 2, "--temperature '1e-400': not a finite number"},
         {"generate from a masked-token model", {"generate", "--checkpoint", at("mh.safetensors"), "--prompt", "the"}, 1, "is a bidirectional (multi-head) model"},
         {"unknown word", {"generate", "--checkpoint", ck, "--prompt", "the zebra"}, 1, "unknown word"},
         {"character outside the vocabulary", {"generate", "--checkpoint", at("char.safetensors"), "--prompt", "the Zq"}, 1, "is not in the vocabulary of the checkpoint"},
     });
+}
+
+TEST_CASE("tinygpt generate --no-kv-cache: the switch recomputes the prefix, the text is the same", "[tools][tinygpt][cli]") {
+    make_fixtures();
+    const std::vector<std::string> args{"generate", "--checkpoint", at("ck.safetensors"), "--prompt", "the cat", "--tokens", "5"};
+    std::vector<std::string> uncached = args;
+    uncached.push_back("--no-kv-cache");
+    const testing::ProgramRun a = tinygpt(args), b = tinygpt(uncached);
+    INFO(a.output << "\n" << b.output);
+    REQUIRE(a.exit_code == 0);
+    REQUIRE(b.exit_code == 0);
+    CHECK_THAT(a.output, Contains("(KV cache)"));
+    CHECK_THAT(b.output, Contains("(no cache)"));
+    // stdout (the text) and stderr (the timing) interleave in either order: compare the text's line.
+    const auto text = [](const std::string& out) {
+        const std::size_t at_text = out.find("the cat");
+        return at_text == std::string::npos ? std::string() : out.substr(at_text, out.find('\n', at_text) - at_text);
+    };
+    CHECK(text(a.output).size() > std::string("the cat").size());
+    CHECK(text(a.output) == text(b.output));
 }
