@@ -125,12 +125,41 @@ MaskLayout mask_layout(const Mask& mask, const Shape& batch, std::int64_t Tq, st
     return L;
 }
 
-// Blocked pairs of a partly allowed tile -> −inf, so exp gives them exactly 0.
+// How many of the tile's bk keys any of its rows may see, by the band rules: causal and
+// local allow no key past offset + i (+ window), so the diagonal tile's products stop
+// there instead of running to the block's end and exponentiating −inf. Rounded up to
+// whole vectors of 16 (the tile product's fast path); the keys cut off would all have
+// had weight 0, so the results are the same values.
+std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
+    std::int64_t last = j0 + bk - 1;
+    for (const MaskRule& r : L.rules)
+        if (r.kind != MaskRule::Kind::strided)
+            last = std::min(last, r.offset + i0 + bq - 1 + (r.kind == MaskRule::Kind::local ? r.param : 0));
+    return std::min(bk, (last - j0 + 1 + 15) / 16 * 16);
+}
+
+// Blocked pairs of a partly allowed tile -> −inf, so exp gives them exactly 0. The band
+// rules cut each row to an interval of keys; strided rules and tensors go key by key.
 template <typename T>
 void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
-    for (std::int64_t i = 0; i < bq; ++i)
-        for (std::int64_t j = 0; j < bk; ++j)
-            if (!L.at(m, i0 + i, j0 + j)) S[i * bk + j] = -std::numeric_limits<T>::infinity();
+    constexpr T blocked = -std::numeric_limits<T>::infinity();
+    bool per_key = m != nullptr;
+    for (const MaskRule& r : L.rules) per_key |= r.kind == MaskRule::Kind::strided;
+    for (std::int64_t i = 0; i < bq; ++i) {
+        T* Si = S + i * bk;
+        std::int64_t lo = j0, hi = j0 + bk - 1;  // allowed keys of row i0 + i, by the band rules
+        for (const MaskRule& r : L.rules) {
+            const std::int64_t p = r.offset + i0 + i;
+            if (r.kind == MaskRule::Kind::causal) hi = std::min(hi, p);
+            if (r.kind == MaskRule::Kind::local) lo = std::max(lo, p - r.param), hi = std::min(hi, p + r.param);
+        }
+        if (lo > hi) lo = hi = j0 + bk;  // nothing allowed: block the whole row
+        std::fill(Si, Si + std::clamp<std::int64_t>(lo - j0, 0, bk), blocked);
+        std::fill(Si + std::clamp<std::int64_t>(hi + 1 - j0, 0, bk), Si + bk, blocked);
+        if (per_key)
+            for (std::int64_t j = std::max(lo, j0); j <= std::min(hi, j0 + bk - 1); ++j)
+                if (!L.at(m, i0 + i, j)) Si[j - j0] = blocked;
+    }
 }
 
 // ---- one row of exponentials: the vectorised exp for float, std::exp for double ----
@@ -207,9 +236,9 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
     std::fill(w.m, w.m + bq, -inf);
     std::fill(w.l, w.l + bq, 0.0);
     for (std::int64_t j0 = 0; j0 < p.Tk; j0 += BK) {
-        const std::int64_t bk = std::min(BK, p.Tk - j0);
-        const Cover c = p.mask->cover(mb, i0, bq, j0, bk);
+        const Cover c = p.mask->cover(mb, i0, bq, j0, std::min(BK, p.Tk - j0));
         if (c == Cover::none) continue;  // e.g. causal, above the diagonal
+        const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, p.Tk - j0));
         T* S = w.S;  // [bq, bk]
         detail::tile_product<T>(bq, bk, dk, w.qs, dk, 1, w.kt + j0, transposed_stride(p.Tk), S, bk, false);  // S = q_I·scale k_Jᵀ
         if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
@@ -299,11 +328,11 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
     std::fill(dv_out, dv_out + Tk * dv, T(0));
     const float* mb = p.mask->batch(n);
     for (std::int64_t j0 = 0; j0 < Tk; j0 += BK) {
-        const std::int64_t bk = std::min(BK, Tk - j0);
         for (std::int64_t i0 = 0; i0 < Tq; i0 += BQ) {
             const std::int64_t bq = std::min(BQ, Tq - i0);
-            const Cover c = p.mask->cover(mb, i0, bq, j0, bk);
+            const Cover c = p.mask->cover(mb, i0, bq, j0, std::min(BK, Tk - j0));
             if (c == Cover::none) continue;
+            const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, Tk - j0));
             detail::tile_product<T>(bq, bk, dk, qs + i0 * dk, dk, 1, kt + j0, ld, S, bk, false);  // S, as in forward
             if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
             for (std::int64_t i = 0; i < bq; ++i) {  // P = exp(S − lse): the forward's weights, rebuilt
