@@ -9,8 +9,11 @@
 // Each line: median ms per call (min..max over 7 repetitions after warm-up; lab::time_median,
 // the loop torch_peer.py uses), GFLOP/s against the model's flops (forward 4·T²·d_k·H: q kᵀ
 // and weights·v; forward + backward 3× that: the backward's dq, dk, dv, dweights), and the
-// peak extra bytes of tensor storage one call needed beyond its inputs, measured with the
-// allocator's counters (tensor/allocator.hpp; the fused kernel's scratch is tensors too),
+// peak extra bytes of tensor storage one call needed beyond its inputs (peak_extra_MB),
+// measured with the allocator's counters (tensor/allocator.hpp; the fused kernel's scratch
+// is tensors too), split into what the call leaves behind (kept_MB: q, k, v's gradients;
+// the forward's output is dropped at once) and the rest (work_MB = peak − kept: scores,
+// weights, the output kept for backward, scratch, the engine's copies of the gradients),
 // and the median process CPU time per call (cpu_ms: steadier than wall time on a shared
 // machine; at 2 threads it is both threads' time added up).
 // The two paths run back to back for each T, so a busy machine slows both alike.
@@ -60,12 +63,19 @@ double cpu_ms_median(F&& fn, int reps) {
     return ms[ms.size() / 2];
 }
 
-template <typename F>
-void measure(const std::string& name, F&& fn, int reps, double rep_s, double flops) {
+// `reset` drops what a previous call left (the gradients) before memory is measured, so
+// that their release inside the call does not hide as much new memory.
+template <typename F, typename R>
+void measure(const std::string& name, F&& fn, R&& reset, int reps, double rep_s, double flops) {
     const lab::Timing t = lab::time_median(fn, reps, rep_s);
-    const double bytes = peak_extra_storage_bytes(fn), cpu = cpu_ms_median(fn, reps);
-    std::printf("%s: %.4f ms (%.4f..%.4f)  GFLOPs=%.1f  peak_extra_MB=%.2f  cpu_ms=%.4f  cpu_GFLOPs=%.1f\n", name.c_str(),
-                t.median_ms, t.min_ms, t.max_ms, flops / (t.median_ms * 1e6), bytes / (1 << 20), cpu, flops / (cpu * 1e6));
+    reset();
+    const std::size_t before = storage_bytes_in_use();
+    const double bytes = peak_extra_storage_bytes(fn), kept = static_cast<double>(storage_bytes_in_use() - before);
+    const double cpu = cpu_ms_median(fn, reps), MB = 1 << 20;
+    std::printf("%s: %.4f ms (%.4f..%.4f)  GFLOPs=%.1f  peak_extra_MB=%.2f  kept_MB=%.2f  work_MB=%.2f  cpu_ms=%.4f  "
+                "cpu_GFLOPs=%.1f\n",
+                name.c_str(), t.median_ms, t.min_ms, t.max_ms, flops / (t.median_ms * 1e6), bytes / MB, kept / MB,
+                (bytes - kept) / MB, cpu, flops / (cpu * 1e6));
     std::fflush(stdout);
 }
 
@@ -94,20 +104,22 @@ int main(int argc, char** argv) {
             NoGradGuard no_grad;
             auto composed = [&] { nn::scaled_dot_product_attention(q, k, v); };
             auto fused = [&] { nn::flash_attention(q, k, v); };
-            if (T <= composed_max_t) measure("attn_fwd_T" + std::to_string(T), composed, reps, rep_s, fwd_flops);
-            measure("flash_fwd_T" + std::to_string(T), fused, reps, rep_s, fwd_flops);
+            auto nothing = [] {};
+            if (T <= composed_max_t) measure("attn_fwd_T" + std::to_string(T), composed, nothing, reps, rep_s, fwd_flops);
+            measure("flash_fwd_T" + std::to_string(T), fused, nothing, reps, rep_s, fwd_flops);
         }
         Tensor qg = q.detach().requires_grad_(), kg = k.detach().requires_grad_(), vg = v.detach().requires_grad_();
+        auto zero_grads = [&] { qg.zero_grad(), kg.zero_grad(), vg.zero_grad(); };
         auto step = [&](auto attend) {
             return [&, attend] {
-                qg.zero_grad(), kg.zero_grad(), vg.zero_grad();
+                zero_grads();
                 attend().backward(g);
             };
         };
         auto composed = step([&] { return nn::scaled_dot_product_attention(qg, kg, vg).output; });
         auto fused = step([&] { return nn::flash_attention(qg, kg, vg); });
-        if (T < composed_max_t) measure("attn_fwd_bwd_T" + std::to_string(T), composed, reps, rep_s, 3 * fwd_flops);
-        measure("flash_fwd_bwd_T" + std::to_string(T), fused, reps, rep_s, 3 * fwd_flops);
+        if (T < composed_max_t) measure("attn_fwd_bwd_T" + std::to_string(T), composed, zero_grads, reps, rep_s, 3 * fwd_flops);
+        measure("flash_fwd_bwd_T" + std::to_string(T), fused, zero_grads, reps, rep_s, 3 * fwd_flops);
     }
     return 0;
 }

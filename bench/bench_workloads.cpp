@@ -4,6 +4,11 @@
 //   W1 toy MHA: d_model 64, 4 heads, x (1, 6, 64); forward + backward of out.sum(), grads reset
 //   W2 mid MHA: d_model 128, 8 heads, x (8, 128, 128); same
 //   W3 attention forward, B 1, H 8, d_k 64, T in {64 ... 2048}: softmax(QKᵀ/√d_k)V, no grad
+//      attn_fwd_T{T}       composed, as torch_peer.py's explicit version (scores materialised)
+//      flash_fwd_T{T}      fused (nn/flash_attention.hpp); compare_table.py sets it beside
+//                          torch_peer.py's sdpa_fwd_T{T}, PyTorch's own fused path
+//   W3b forward + backward of W3 on the fused path (q, k, v require grad, upstream gradient
+//      fixed): flash_fwd_bwd_T{T}; torch_peer.py has no such workload, so no PyTorch column
 //   W4 toy causal LM training step (vocab 64, d 64, 4 heads, 2 layers, T 32, batch 16, AdamW 3e-4)
 //   W6 greedy generation of 256 tokens from a 1-token prompt with the W4 model, recomputing
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
@@ -28,6 +33,7 @@
 #include "lab/options.hpp"
 #include "autograd/node.hpp"
 #include "lab/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
+#include "nn/flash_attention.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "nn/transformer.hpp"
@@ -82,6 +88,33 @@ Result mha_fwd_bwd(const std::string& name, std::int64_t d, std::int64_t h, cons
     return summarise(name, t, faults_per_call(step, 10));
 }
 
+// W3 and W3b on the fused path, inputs as W3's composed rows (seed 0, [1, 8, T, 64]).
+void fused_attention(std::int64_t T, const std::regex& want, std::vector<Result>& results) {
+    const std::string fwd = "flash_fwd_T" + std::to_string(T), fwd_bwd = "flash_fwd_bwd_T" + std::to_string(T);
+    if (!std::regex_search(fwd, want) && !std::regex_search(fwd_bwd, want)) return;
+    manual_seed(0);
+    const Tensor q = randn({1, 8, T, 64}), k = randn({1, 8, T, 64}), v = randn({1, 8, T, 64}), g = randn({1, 8, T, 64});
+    const double flops = 2.0 * 2.0 * 8 * static_cast<double>(T) * T * 64;  // QKᵀ and weights·V; backward: 2× more
+    const double rep_s = T >= 1024 ? 0.0 : 0.15;
+    auto record = [&](const std::string& name, const std::function<void()>& fn, double f) {
+        const lab::Timing t = lab::time_median(fn, 7, rep_s);
+        char extra[64];
+        std::snprintf(extra, sizeof extra, "GFLOPs=%.1f", f / (t.median_ms * 1e6));
+        results.push_back(summarise(name, t, faults_per_call(fn, T >= 1024 ? 2 : 10), extra));
+    };
+    if (std::regex_search(fwd, want)) {
+        NoGradGuard no_grad;
+        record(fwd, [&] { nn::flash_attention(q, k, v); }, flops);
+    }
+    if (std::regex_search(fwd_bwd, want)) {
+        Tensor qg = q.detach().requires_grad_(), kg = k.detach().requires_grad_(), vg = v.detach().requires_grad_();
+        record(fwd_bwd, [&] {
+            qg.zero_grad(), kg.zero_grad(), vg.zero_grad();
+            nn::flash_attention(qg, kg, vg).backward(g);
+        }, 3 * flops);
+    }
+}
+
 nn::TransformerConfig w4_config() {
     nn::TransformerConfig c;
     c.vocab_size = 64, c.d_model = 64, c.n_heads = 4, c.n_layers = 2, c.context = 32, c.causal = true;
@@ -124,6 +157,7 @@ int main(int argc, char** argv) {
         std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (t.median_ms * 1e6));
         results.push_back(summarise(name, t, faults_per_call(attention, T >= 1024 ? 2 : 10), extra));
     }
+    for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) fused_attention(T, want, results);
 
     if (std::regex_search("toy_lm_train_step", want)) {
         nn::Transformer model(w4_config(), 0);

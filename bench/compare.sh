@@ -9,7 +9,9 @@
 # Each round runs, one after another: attnlab at 1 thread, PyTorch at 1 thread,
 # attnlab at 2 threads, PyTorch at 2 threads; so a noisy neighbour hurts both sides
 # alike. The table shows, per workload and thread count, the median over rounds of
-# each run's median, and PyTorch ÷ attnlab (> 1: attnlab is faster).
+# each run's median, and PyTorch ÷ attnlab (> 1: attnlab is faster). Attention's fused
+# path (flash_fwd_T{T}) stands beside PyTorch's (sdpa_fwd_T{T}), and a second table gives
+# W3's GFLOP/s against the FLOP limit (compare_table.py).
 #
 # PyTorch is set up as the issue measured it: OPENBLAS_CORETYPE=SkylakeX, so Debian's
 # OpenBLAS uses its AVX-512 kernels (it detects a Zen CPU as Haswell), and at 2 threads
@@ -19,7 +21,7 @@ set -eu
 cd "$(dirname "$0")/.."
 rounds=2
 peer=../shared/bench/torch_peer.py
-only='toy_mha|mid_mha|attn_fwd_T(512|1024|2048)$|toy_lm|generate'
+only='toy_mha|mid_mha|(attn|flash|sdpa)_fwd_T(512|1024|2048)$|flash_fwd_bwd_T(512|1024|2048)$|toy_lm|generate'
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;

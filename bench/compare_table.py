@@ -3,12 +3,39 @@
 Usage: compare_table.py DIR CPU_NAME, where DIR holds attnlab_t{1,2}_r{N}.json and
 (optionally) torch_t{1,2}_r{N}.json. Prints, per workload, the median over rounds of
 each run's median (ms), and PyTorch's time divided by attnlab's (> 1: attnlab faster).
+
+Rows pair by name, except attnlab's fused attention flash_fwd_T{T}, which stands beside
+PyTorch's fused path sdpa_fwd_T{T} (torch_peer.py's F.scaled_dot_product_attention or,
+in torch 1.13, F._scaled_dot_product_attention). A second table gives each attention
+row's GFLOP/s (W3: 4·T²·d_k·H flops, B 1, H 8, d_k 64; W3b forward + backward: 3× that)
+against the FLOP limit: FLOP_LIMIT_PER_CORE per thread, issue 15's estimate of one
+core's peak with AVX-512 multiply-adds.
 """
 import glob
 import json
 import os
+import re
 import statistics
 import sys
+
+FLOP_LIMIT_PER_CORE = 190e9  # issue 15's "~190 GFLOP/s per core"
+PEER_NAME = [(re.compile(r"^flash_fwd_T(\d+)$"), r"sdpa_fwd_T\1")]  # attnlab name -> torch_peer.py name
+ATTENTION = re.compile(r"^(attn|flash|sdpa)_fwd(_bwd)?_T(\d+)$")
+
+
+def peer_name(name):
+    for pattern, repl in PEER_NAME:
+        if pattern.match(name):
+            return pattern.sub(repl, name)
+    return name
+
+
+def attention_flops(name):
+    m = ATTENTION.match(name)
+    if not m:
+        return None
+    T = int(m.group(3))
+    return 4.0 * T * T * 64 * 8 * (3 if m.group(2) else 1)
 
 
 def medians(directory, side, threads):
@@ -30,15 +57,39 @@ def main():
     cols = ["workload", "attnlab 1t", "attnlab 2t", "2t speed-up", "torch 1t", "torch 2t", "torch best / attnlab best"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
+    fmt = lambda x: "-" if x is None else f"{x:.4g}"
     for name in a[1]:
+        peer = peer_name(name)
         a1, a2 = a[1].get(name), a[2].get(name)
-        p1, p2 = p[1].get(name), p[2].get(name)
-        fmt = lambda x: "-" if x is None else f"{x:.4g}"
+        p1, p2 = p[1].get(peer), p[2].get(peer)
         speedup = f"{a1 / a2:.2f}x" if a1 and a2 else "-"
         a_best = min(x for x in (a1, a2) if x is not None)
         p_vals = [x for x in (p1, p2) if x is not None]
         ratio = f"{min(p_vals) / a_best:.2f}" if p_vals else "-"
-        print(f"| {name} | {fmt(a1)} | {fmt(a2)} | {speedup} | {fmt(p1)} | {fmt(p2)} | {ratio} |")
+        label = name if peer == name else f"{name} (torch: {peer})"
+        print(f"| {label} | {fmt(a1)} | {fmt(a2)} | {speedup} | {fmt(p1)} | {fmt(p2)} | {ratio} |")
+    gflops_table(a, p)
+
+
+def gflops_table(a, p):
+    """W3 / W3b rows: GFLOP/s of each side and thread count, and the limit's time."""
+    names = [n for n in a[1] if attention_flops(n)]
+    if not names:
+        return
+    limit = FLOP_LIMIT_PER_CORE / 1e9
+    print(f"\nAttention GFLOP/s (model flops / median time) against the FLOP limit, {limit:.0f} GFLOP/s "
+          f"per core ({2 * limit:.0f} at 2 threads)")
+    cols = ["workload", "limit ms 1t", "attnlab 1t", "attnlab 2t", "torch 1t", "torch 2t", "attnlab best, % of limit"]
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    for name in names:
+        flops, peer = attention_flops(name), peer_name(name)
+        g = lambda ms: "-" if ms is None else f"{flops / (ms * 1e6):.1f}"
+        a1, a2 = a[1].get(name), a[2].get(name)
+        pct = max(flops / (ms * 1e6) / (limit * t) for t, ms in ((1, a1), (2, a2)) if ms is not None) * 100
+        label = name if peer == name else f"{name} (torch: {peer})"
+        print(f"| {label} | {flops / FLOP_LIMIT_PER_CORE * 1e3:.3g} | {g(a1)} | {g(a2)} | "
+              f"{g(p[1].get(peer))} | {g(p[2].get(peer))} | {pct:.0f}% |")
 
 
 if __name__ == "__main__":

@@ -35,15 +35,36 @@ constexpr std::int64_t BQ = kFlashQueryBlock, BK = kFlashKeyBlock;
 
 enum class Cover { none, some, all };  // how much of a tile the mask allows
 
-// Where "is key j allowed for query i of batch n" sits in the mask's 0/1 tensor,
-// broadcast over the batch dims exactly as Mask::apply broadcasts it over scores.
+Cover both(Cover a, Cover b) {  // a tile under two masks ANDed
+    if (a == Cover::none || b == Cover::none) return Cover::none;
+    return a == Cover::all && b == Cover::all ? Cover::all : Cover::some;
+}
+
+// How much of the tile (rows i0.., keys j0..) a rule allows, from d = offset + i − j
+// at the tile's corners: causal needs d ≥ 0, local |d| ≤ window.
+Cover rule_cover(const MaskRule& r, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
+    const std::int64_t d_min = r.offset + i0 - (j0 + bk - 1), d_max = r.offset + i0 + bq - 1 - j0;
+    switch (r.kind) {
+        case MaskRule::Kind::causal: return d_min >= 0 ? Cover::all : d_max < 0 ? Cover::none : Cover::some;
+        case MaskRule::Kind::local:
+            return d_min >= -r.param && d_max <= r.param ? Cover::all : d_max < -r.param || d_min > r.param ? Cover::none : Cover::some;
+        case MaskRule::Kind::strided: return r.param == 1 ? Cover::all : Cover::some;
+    }
+    return Cover::some;
+}
+
+// The mask as the kernel reads it: the rules (causal, local, strided) as rules, never a
+// Tq × Tk tensor, and the tensor part (padding, from_allowed, from_additive) in place:
+// where "is key j allowed for query i of batch n" sits in its 0/1 tensor, broadcast over
+// the batch dims exactly as Mask::apply broadcasts it over scores.
 struct MaskLayout {
-    Tensor allowed;  // contiguous float32; undefined: everything allowed
+    std::vector<MaskRule> rules;
+    Tensor allowed;  // the tensor part, contiguous float32; undefined: none
     Shape batch_sizes, batch_strides;  // per batch dim of q; stride 0 where the mask broadcasts
     std::int64_t row_stride = 0, col_stride = 0;
 
     const float* batch(std::int64_t n) const {
-        if (!allowed.defined()) return nullptr;
+        if (!allowed.defined()) return nullptr;  // the rules alone (or nothing)
         std::int64_t off = 0;
         for (std::int64_t d = batch_sizes.size() - 1; d >= 0; --d) {
             off += (n % batch_sizes[d]) * batch_strides[d];
@@ -51,16 +72,25 @@ struct MaskLayout {
         }
         return allowed.data_ptr<float>() + off;
     }
-    bool at(const float* m, std::int64_t i, std::int64_t j) const { return m[i * row_stride + j * col_stride] != 0.0f; }
+    bool at(const float* m, std::int64_t i, std::int64_t j) const {
+        for (const MaskRule& r : rules)
+            if (!r.allows(i, j)) return false;
+        return !m || m[i * row_stride + j * col_stride] != 0.0f;
+    }
 
     // Rows i0.. (bq of them) × keys j0.. (bk of them): all blocked, partly, or all allowed.
     Cover cover(const float* m, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) const {
+        Cover c = Cover::all;
+        for (const MaskRule& r : rules) c = both(c, rule_cover(r, i0, bq, j0, bk));
+        return c == Cover::none ? c : both(c, tensor_cover(m, i0, bq, j0, bk));
+    }
+    Cover tensor_cover(const float* m, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) const {
         if (!m) return Cover::all;
         const std::int64_t rows = row_stride ? bq : 1, cols = col_stride ? bk : 1;  // broadcast: one is enough
         bool any = false, every = true;
         for (std::int64_t i = 0; i < rows; ++i)
             for (std::int64_t j = 0; j < cols; ++j) {
-                const bool a = at(m, i0 + i, j0 + j);
+                const bool a = m[(i0 + i) * row_stride + (j0 + j) * col_stride] != 0.0f;
                 any |= a, every &= a;
                 if (any && !every) return Cover::some;
             }
@@ -72,15 +102,20 @@ MaskLayout mask_layout(const Mask& mask, const Shape& batch, std::int64_t Tq, st
     MaskLayout L;
     L.batch_sizes = batch;
     for (std::int64_t d = 0; d < batch.size(); ++d) L.batch_strides.push_back(0);
-    if (mask.empty()) return L;
-    Tensor m = mask.allowed();
-    const std::int64_t sd = batch.size() + 2;  // rank of the scores this mask would apply to
-    if (m.dim() == 3 && sd == 4) m = m.unsqueeze(1);  // [B, 1, Tq, Tk]: shared by every head (Mask::apply's rule)
     Shape scores = batch;
     scores.push_back(Tq), scores.push_back(Tk);
+    for (const MaskRule& r : mask.rules())
+        if (r.Tq != Tq || r.Tk != Tk)
+            throw ShapeError("flash_attention: mask [" + std::to_string(r.Tq) + ", " + std::to_string(r.Tk) + "] does not fit scores " +
+                             scores.str());
+    L.rules = mask.rules();
+    if (!mask.tensor_part().defined()) return L;
+    Tensor m = mask.tensor_part();
+    const std::int64_t sd = batch.size() + 2;  // rank of the scores this mask would apply to
+    if (m.dim() == 3 && sd == 4) m = m.unsqueeze(1);  // [B, 1, Tq, Tk]: shared by every head (Mask::apply's rule)
     bool fits = m.dim() <= sd;
     for (std::int64_t i = 1; fits && i <= m.dim(); ++i) fits = m.size(-i) == scores[sd - i] || m.size(-i) == 1;
-    if (!fits) throw ShapeError("flash_attention: mask " + mask.allowed().shape().str() + " does not fit scores " + scores.str());
+    if (!fits) throw ShapeError("flash_attention: mask " + mask.tensor_part().shape().str() + " does not fit scores " + scores.str());
     L.allowed = m.contiguous();
     const Shape strides = contiguous_strides(L.allowed.shape());
     auto stride_of = [&](std::int64_t i) { return L.allowed.size(-i) == 1 ? 0 : strides[m.dim() - i]; };  // i from the end
@@ -90,12 +125,41 @@ MaskLayout mask_layout(const Mask& mask, const Shape& batch, std::int64_t Tq, st
     return L;
 }
 
-// Blocked pairs of a partly allowed tile -> −inf, so exp gives them exactly 0.
+// How many of the tile's bk keys any of its rows may see, by the band rules: causal and
+// local allow no key past offset + i (+ window), so the diagonal tile's products stop
+// there instead of running to the block's end and exponentiating −inf. Rounded up to
+// whole vectors of 16 (the tile product's fast path); the keys cut off would all have
+// had weight 0, so the results are the same values.
+std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
+    std::int64_t last = j0 + bk - 1;
+    for (const MaskRule& r : L.rules)
+        if (r.kind != MaskRule::Kind::strided)
+            last = std::min(last, r.offset + i0 + bq - 1 + (r.kind == MaskRule::Kind::local ? r.param : 0));
+    return std::min(bk, (last - j0 + 1 + 15) / 16 * 16);
+}
+
+// Blocked pairs of a partly allowed tile -> −inf, so exp gives them exactly 0. The band
+// rules cut each row to an interval of keys; strided rules and tensors go key by key.
 template <typename T>
 void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
-    for (std::int64_t i = 0; i < bq; ++i)
-        for (std::int64_t j = 0; j < bk; ++j)
-            if (!L.at(m, i0 + i, j0 + j)) S[i * bk + j] = -std::numeric_limits<T>::infinity();
+    constexpr T blocked = -std::numeric_limits<T>::infinity();
+    bool per_key = m != nullptr;
+    for (const MaskRule& r : L.rules) per_key |= r.kind == MaskRule::Kind::strided;
+    for (std::int64_t i = 0; i < bq; ++i) {
+        T* Si = S + i * bk;
+        std::int64_t lo = j0, hi = j0 + bk - 1;  // allowed keys of row i0 + i, by the band rules
+        for (const MaskRule& r : L.rules) {
+            const std::int64_t p = r.offset + i0 + i;
+            if (r.kind == MaskRule::Kind::causal) hi = std::min(hi, p);
+            if (r.kind == MaskRule::Kind::local) lo = std::max(lo, p - r.param), hi = std::min(hi, p + r.param);
+        }
+        if (lo > hi) lo = hi = j0 + bk;  // nothing allowed: block the whole row
+        std::fill(Si, Si + std::clamp<std::int64_t>(lo - j0, 0, bk), blocked);
+        std::fill(Si + std::clamp<std::int64_t>(hi + 1 - j0, 0, bk), Si + bk, blocked);
+        if (per_key)
+            for (std::int64_t j = std::max(lo, j0); j <= std::min(hi, j0 + bk - 1); ++j)
+                if (!L.at(m, i0 + i, j)) Si[j - j0] = blocked;
+    }
 }
 
 // ---- one row of exponentials: the vectorised exp for float, std::exp for double ----
@@ -107,7 +171,7 @@ double row_max(const double* x, std::int64_t n) {
     return m;
 }
 // y = exp(x − m), returns Σ y (x − m ≤ 0).
-double exp_shifted(const float* x, float m, float* y, std::int64_t n) { return ::attnlab::detail::exp_shifted_sum(x, m, y, n); }
+double exp_shifted(const float* x, float m, float* y, std::int64_t n) { return ::attnlab::detail::exp_shifted_sum_block(x, m, y, n); }
 double exp_shifted(const double* x, double m, double* y, std::int64_t n) {
     double s = 0;
     for (std::int64_t j = 0; j < n; ++j) s += (y[j] = std::exp(x[j] - m));
@@ -172,9 +236,9 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
     std::fill(w.m, w.m + bq, -inf);
     std::fill(w.l, w.l + bq, 0.0);
     for (std::int64_t j0 = 0; j0 < p.Tk; j0 += BK) {
-        const std::int64_t bk = std::min(BK, p.Tk - j0);
-        const Cover c = p.mask->cover(mb, i0, bq, j0, bk);
+        const Cover c = p.mask->cover(mb, i0, bq, j0, std::min(BK, p.Tk - j0));
         if (c == Cover::none) continue;  // e.g. causal, above the diagonal
+        const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, p.Tk - j0));
         T* S = w.S;  // [bq, bk]
         detail::tile_product<T>(bq, bk, dk, w.qs, dk, 1, w.kt + j0, transposed_stride(p.Tk), S, bk, false);  // S = q_I·scale k_Jᵀ
         if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
@@ -264,11 +328,11 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
     std::fill(dv_out, dv_out + Tk * dv, T(0));
     const float* mb = p.mask->batch(n);
     for (std::int64_t j0 = 0; j0 < Tk; j0 += BK) {
-        const std::int64_t bk = std::min(BK, Tk - j0);
         for (std::int64_t i0 = 0; i0 < Tq; i0 += BQ) {
             const std::int64_t bq = std::min(BQ, Tq - i0);
-            const Cover c = p.mask->cover(mb, i0, bq, j0, bk);
+            const Cover c = p.mask->cover(mb, i0, bq, j0, std::min(BK, Tk - j0));
             if (c == Cover::none) continue;
+            const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, Tk - j0));
             detail::tile_product<T>(bq, bk, dk, qs + i0 * dk, dk, 1, kt + j0, ld, S, bk, false);  // S, as in forward
             if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
             for (std::int64_t i = 0; i < bq; ++i) {  // P = exp(S − lse): the forward's weights, rebuilt

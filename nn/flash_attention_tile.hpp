@@ -3,7 +3,7 @@
 //   C[M, N] (= or +=) A[M, K] · B[K, N],   A(i, k) = A[i·a_rs + k·a_cs],   B(k, j) = B[k·b_rs + j]
 //
 // gemm_builtin (tensor/gemm.hpp) packs both operands on every call. That pays for big
-// matrices; attention's tiles are small (64 query rows × 256 keys × d_k 64) and come by
+// matrices; attention's tiles are small (64 query rows × 512 keys × d_k 64) and come by
 // the thousand, and there the packing — strided gathers of kᵀ and of P — took more time
 // than the multiply-adds (perf: 29% in packing against 43% in the micro-kernel). Here
 // each B row is already contiguous (the kernel keeps kᵀ and vᵀ transposed once per

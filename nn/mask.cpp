@@ -8,30 +8,42 @@
 
 namespace attnlab::nn {
 
-// A [Tq, Tk] 0/1 mask from a predicate on (absolute query position, key position).
-static Mask build(const char* name, std::int64_t Tq, std::int64_t Tk, std::int64_t offset,
-                  const std::function<bool(std::int64_t, std::int64_t)>& allowed) {
+// A [Tq, Tk] rule, its sizes and offset checked (the tensor is built only when asked for).
+static MaskRule rule(const char* name, MaskRule::Kind kind, std::int64_t Tq, std::int64_t Tk, std::int64_t offset,
+                     std::int64_t param) {
     if (Tq < 0 || Tk < 0) throw ValueError(std::string("Mask::") + name + ": negative size Tq=" + std::to_string(Tq) + " Tk=" + std::to_string(Tk));
     if (offset == Mask::kAuto) offset = Tk - Tq;
     if (offset < 0) throw ValueError(std::string("Mask::") + name + ": offset " + std::to_string(offset) + " is negative (Tq=" + std::to_string(Tq) + " > Tk=" + std::to_string(Tk) + "?)");
-    std::vector<float> v(static_cast<std::size_t>(Tq * Tk));
-    for (std::int64_t i = 0; i < Tq; ++i)
-        for (std::int64_t j = 0; j < Tk; ++j) v[static_cast<std::size_t>(i * Tk + j)] = allowed(offset + i, j) ? 1.0f : 0.0f;
-    return Mask::from_allowed(from_vector(v, {Tq, Tk}));
+    return {kind, Tq, Tk, offset, param};
 }
 
 Mask Mask::causal(std::int64_t Tq, std::int64_t Tk, std::int64_t offset) {
-    return build("causal", Tq, Tk, offset, [](std::int64_t p, std::int64_t j) { return j <= p; });
+    return Mask(std::vector<MaskRule>{rule("causal", MaskRule::Kind::causal, Tq, Tk, offset, 0)});
 }
 
 Mask Mask::local(std::int64_t Tq, std::int64_t Tk, std::int64_t window, std::int64_t offset) {
     if (window < 0) throw ValueError("Mask::local: window must be >= 0, got " + std::to_string(window));
-    return build("local", Tq, Tk, offset, [window](std::int64_t p, std::int64_t j) { return std::abs(p - j) <= window; });
+    return Mask(std::vector<MaskRule>{rule("local", MaskRule::Kind::local, Tq, Tk, offset, window)});
 }
 
 Mask Mask::strided(std::int64_t Tq, std::int64_t Tk, std::int64_t stride, std::int64_t offset) {
     if (stride <= 0) throw ValueError("Mask::strided: stride must be positive, got " + std::to_string(stride));
-    return build("strided", Tq, Tk, offset, [stride](std::int64_t p, std::int64_t j) { return ((p - j) % stride + stride) % stride == 0; });
+    return Mask(std::vector<MaskRule>{rule("strided", MaskRule::Kind::strided, Tq, Tk, offset, stride)});
+}
+
+const Tensor& Mask::allowed() const {
+    std::call_once(built_->once, [&] {
+        Tensor a = tensor_;
+        for (const MaskRule& r : rules_) {
+            std::vector<float> v(static_cast<std::size_t>(r.Tq * r.Tk));
+            for (std::int64_t i = 0; i < r.Tq; ++i)
+                for (std::int64_t j = 0; j < r.Tk; ++j) v[static_cast<std::size_t>(i * r.Tk + j)] = r.allows(i, j) ? 1.0f : 0.0f;
+            const Tensor t = from_vector(v, {r.Tq, r.Tk});
+            a = a.defined() ? mul(a, t) : t;  // broadcasts [Tq, Tk] with [B, 1, Tk] to [B, Tq, Tk]
+        }
+        built_->allowed = a;
+    });
+    return built_->allowed;
 }
 
 Mask Mask::padding(const std::vector<std::int64_t>& lengths, std::int64_t Tk) {
@@ -64,17 +76,30 @@ Mask Mask::from_additive(const Tensor& additive) {
 Mask Mask::operator&(const Mask& other) const {
     if (empty()) return other;
     if (other.empty()) return *this;
-    return Mask(mul(allowed_, other.allowed_));  // broadcasts [Tq, Tk] with [B, 1, Tk] to [B, Tq, Tk]
+    std::vector<MaskRule> rules = rules_;
+    rules.insert(rules.end(), other.rules_.begin(), other.rules_.end());
+    for (const MaskRule& r : rules)
+        if (r.Tq != rules[0].Tq || r.Tk != rules[0].Tk)
+            throw ShapeError("Mask::operator&: masks of [" + std::to_string(rules[0].Tq) + ", " + std::to_string(rules[0].Tk) +
+                             "] and [" + std::to_string(r.Tq) + ", " + std::to_string(r.Tk) + "] do not combine");
+    const Tensor t = !tensor_.defined() ? other.tensor_ : !other.tensor_.defined() ? tensor_ : mul(tensor_, other.tensor_);
+    if (!rules.empty() && t.defined()) {  // the tensor must broadcast against [Tq, Tk]: say so here, as before
+        const std::int64_t Tq = rules[0].Tq, Tk = rules[0].Tk, n = t.dim();
+        if ((t.size(n - 2) != Tq && t.size(n - 2) != 1) || (t.size(n - 1) != Tk && t.size(n - 1) != 1))
+            throw ShapeError("Mask::operator&: mask " + t.shape().str() + " does not combine with [" + std::to_string(Tq) + ", " +
+                             std::to_string(Tk) + "]");
+    }
+    return Mask(std::move(rules), t);
 }
 
 Tensor Mask::additive(DType dtype) const {
     if (empty()) throw ValueError("Mask::additive: the mask is empty (allows everything)");
-    return masked_fill(zeros(allowed_.shape(), dtype), eq(allowed_, zeros({})).to(dtype), -INFINITY);
+    return masked_fill(zeros(allowed().shape(), dtype), eq(allowed(), zeros({})).to(dtype), -INFINITY);
 }
 
 Tensor Mask::apply(const Tensor& scores) const {
     if (empty()) return scores;
-    Tensor m = allowed_;
+    Tensor m = allowed();
     if (m.dim() == 3 && scores.dim() == 4) m = m.unsqueeze(1);  // [B, 1, Tq, Tk]: shared by every head
     const std::int64_t sd = scores.dim(), md = m.dim();
     bool fits = sd >= md && sd >= 2;
@@ -82,7 +107,7 @@ Tensor Mask::apply(const Tensor& scores) const {
         std::int64_t s = scores.size(sd - i), k = m.size(md - i);
         fits = k == s || k == 1;
     }
-    if (!fits) throw ShapeError("Mask::apply: mask " + allowed_.shape().str() + " does not fit scores " + scores.shape().str());
+    if (!fits) throw ShapeError("Mask::apply: mask " + allowed().shape().str() + " does not fit scores " + scores.shape().str());
     return where(m.to(scores.dtype()), scores, full({}, -INFINITY, scores.dtype()));
 }
 

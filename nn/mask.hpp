@@ -13,12 +13,36 @@
 // Builders take an `offset`: query row i sits at absolute position offset + i.
 // It defaults to Tk − Tq — the queries are the last Tq of the Tk positions — which
 // is what KV-cached decoding needs (1 new query against all cached keys).
+//
+// causal, local and strided are rules on (i, j), kept as rules: the Tq × Tk tensor is
+// built only when someone asks for it (allowed(), apply(), additive()), once per mask
+// and its copies. flash_attention reads the rules and never builds it, so a causal
+// mask at T 4096 costs it nothing instead of 64 MiB. padding, from_allowed and
+// from_additive are tensors; `&` keeps the rules of both sides and multiplies the tensors.
 #pragma once
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tensor/tensor.hpp"
 
 namespace attnlab::nn {
+
+// One rule mask, [Tq, Tk]: query i sits at position p = offset + i.
+struct MaskRule {
+    enum class Kind { causal, local, strided };  // j ≤ p;  |p − j| ≤ param;  param divides p − j
+    Kind kind;
+    std::int64_t Tq, Tk, offset, param;  // param: the window (local), the stride (strided)
+    bool allows(std::int64_t i, std::int64_t j) const {
+        const std::int64_t d = offset + i - j;
+        switch (kind) {
+            case Kind::causal: return d >= 0;
+            case Kind::local: return d <= param && -d <= param;
+            case Kind::strided: return d % param == 0;
+        }
+        return false;
+    }
+};
 
 class Mask {
 public:
@@ -42,15 +66,26 @@ public:
 
     Mask operator&(const Mask& other) const;  // allowed where both allow (AND)
 
-    bool empty() const { return !allowed_.defined(); }
-    const Tensor& allowed() const { return allowed_; }  // float32 0/1
+    bool empty() const { return rules_.empty() && !tensor_.defined(); }
+    // float32 0/1, [Tq, Tk] or [B, Tq, Tk]: the rules and the tensor part together
+    // (built on the first call, then shared by every copy of this mask).
+    const Tensor& allowed() const;
+    const std::vector<MaskRule>& rules() const { return rules_; }  // the rule parts, ANDed
+    const Tensor& tensor_part() const { return tensor_; }          // the tensor part (undefined: none)
     Tensor additive(DType dtype = kFloat32) const;      // 0 where allowed, −∞ where blocked
     // scores with blocked entries set to −∞; scores [..., Tq, Tk] as described above.
     Tensor apply(const Tensor& scores) const;
 
 private:
-    explicit Mask(Tensor allowed) : allowed_(std::move(allowed)) {}
-    Tensor allowed_;
+    explicit Mask(Tensor allowed) : tensor_(std::move(allowed)) {}
+    explicit Mask(std::vector<MaskRule> rules, Tensor tensor = Tensor()) : rules_(std::move(rules)), tensor_(std::move(tensor)) {}
+    struct Built {  // allowed(), built once however many copies and threads ask
+        std::once_flag once;
+        Tensor allowed;
+    };
+    std::vector<MaskRule> rules_;
+    Tensor tensor_;
+    std::shared_ptr<Built> built_ = std::make_shared<Built>();
 };
 
 }  // namespace attnlab::nn

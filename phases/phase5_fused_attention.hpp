@@ -75,7 +75,7 @@ inline Json fused_attention_section(phase::Output& out) {
                "memory grows like T^2 composed, like T fused.");
 
     // ---- the online softmax of one query row -----------------------------------------
-    // 64 keys in blocks of 8 (the kernel's blocks are kFlashKeyBlock = 256 keys; small
+    // 64 keys in blocks of 8 (the kernel's blocks are kFlashKeyBlock = 512 keys; small
     // blocks show more steps). After block b: m = the largest score so far, l = Σ exp(s − m)
     // over the keys so far, rescaled by exp(m_old − m_new) whenever m moves; m + log l is
     // the log-sum-exp of the keys so far and ends at the kernel's lse.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "tensor/vec_math.hpp"
 
@@ -19,13 +20,15 @@ typedef double VD __attribute__((vector_size(kLanes / 2 * sizeof(double))));   /
 // (1.4 million terms summed in float lanes came out 3e-5 low in the test).
 struct DoubleSum {
     VD lo{}, hi{};
+    // The halves come out by a register shuffle: splitting e through memory (memcpy)
+    // made GCC store the whole vector and reload half of it, a failed store-to-load
+    // forward that took half of flash_attention's exp time (perf, AVX-512).
     void add(VF e) {
-        VH a, b;
-        std::memcpy(&a, &e, sizeof a);
-        std::memcpy(&b, reinterpret_cast<const char*>(&e) + sizeof a, sizeof b);
-        lo += __builtin_convertvector(a, VD);
-        hi += __builtin_convertvector(b, VD);
+        lo += __builtin_convertvector(half<0>(e, std::make_integer_sequence<int, kLanes / 2>{}), VD);
+        hi += __builtin_convertvector(half<kLanes / 2>(e, std::make_integer_sequence<int, kLanes / 2>{}), VD);
     }
+    template <int First, int... I>
+    static VH half(VF e, std::integer_sequence<int, I...>) { return __builtin_shufflevector(e, e, (First + I)...); }
     double total() const {
         double s = 0;
         for (int i = 0; i < kLanes / 2; ++i) s += lo[i];
@@ -70,6 +73,28 @@ double exp_shifted_sum(const float* x, float m, float* y, std::int64_t n) {
         sum.add(e);
     }
     return sum.total();
+}
+
+double exp_shifted_sum_block(const float* x, float m, float* y, std::int64_t n) {
+    VF sum{};  // float lanes: a block row is short (flash_attention's 512 keys: 32 terms a lane)
+    std::int64_t j = 0;
+    for (; j + kLanes <= n; j += kLanes) {
+        const VF e = exp_nonpositive(load(x + j) - m);
+        store(y + j, e);
+        sum += e;
+    }
+    if (j < n) {
+        const VF e = exp_nonpositive(load_tail(x + j, n - j, -kInf) - m);  // padding: exp(−inf) = 0
+        store_tail(y + j, e, n - j);
+        sum += e;
+    }
+    // The lanes added as a tree (log2 kLanes steps), not one after another: a chain of
+    // 16 dependent double adds cost as much as a third of the row's exponentials.
+    double lanes[kLanes];
+    for (int i = 0; i < kLanes; ++i) lanes[i] = sum[i];
+    for (int w = kLanes / 2; w > 0; w /= 2)
+        for (int i = 0; i < w; ++i) lanes[i] += lanes[i + w];
+    return lanes[0];
 }
 
 void scale_row(float* y, float a, std::int64_t n) {

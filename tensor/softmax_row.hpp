@@ -24,6 +24,12 @@ float row_max(const float* x, std::int64_t n);
 // ≤ 2e-7 against the exact exponential; results below 2^−126 are flushed to 0.
 double exp_shifted_sum(const float* x, float m, float* y, std::int64_t n);
 
+// The same for a short row (a block of a longer one, n ≤ 1024: flash_attention's key
+// blocks): y is required, and the sum runs in float lanes (each lane adds n/16 terms
+// under AVX-512, relative error ≤ 64 float epsilons ≈ 4e-6 for n ≤ 1024), which saves
+// exp_shifted_sum's widening to double on every vector (forward at T 2048: 63 -> 56 ms).
+double exp_shifted_sum_block(const float* x, float m, float* y, std::int64_t n);
+
 // y[j] *= a for j < n.
 void scale_row(float* y, float a, std::int64_t n);
 

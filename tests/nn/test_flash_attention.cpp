@@ -7,8 +7,10 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/node.hpp"
 #include "nn/attention.hpp"
 #include "nn/flash_attention.hpp"
+#include "tensor/allocator.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tests/support/gradcheck_helpers.hpp"
@@ -168,6 +170,27 @@ TEST_CASE("flash attention skips the key blocks a mask blocks entirely", "[nn][f
     Tensor fused = flash_attention(q, k, v, Mask::causal(T)).narrow(1, 0, kFlashKeyBlock);
     CHECK(all_finite(fused));
     CHECK_FALSE(all_finite(scaled_dot_product_attention(q, k, v, Mask::causal(T)).output.narrow(1, 0, kFlashKeyBlock)));
+}
+
+TEST_CASE("flash attention reads causal, local and strided masks as rules, never as a T x T tensor", "[nn][flash][mask]") {
+    // T 2048: the mask as a float tensor would be 16 MiB; the call's whole working set
+    // (output, lse, kᵀ and one tile of scores per thread) is under 1 MiB, d_k 8.
+    const std::int64_t T = 2048;
+    const double tensor_bytes = 4.0 * T * T;
+    Generator gen(9);
+    Tensor q = randn({1, T, 8}, kFloat32, gen), k = randn({1, T, 8}, kFloat32, gen), v = randn({1, T, 8}, kFloat32, gen);
+    NoGradGuard no_grad;
+    for (const auto& [name, mask] : std::vector<std::pair<std::string, Mask>>{
+             {"causal", Mask::causal(T)},
+             {"local", Mask::local(T, T, 100)},
+             {"strided", Mask::strided(T, T, 64)},
+             {"causal & padding", Mask::causal(T) & Mask::padding({T - 5}, T)}}) {
+        INFO("mask " << name);
+        CHECK(peak_extra_storage_bytes([&] { flash_attention(q, k, v, mask); }) < tensor_bytes / 16);
+    }
+    // The composed path builds the tensor on first use: a fresh causal mask costs it the 16 MiB.
+    const Mask causal = Mask::causal(T);
+    CHECK(peak_extra_storage_bytes([&] { causal.allowed(); }) >= tensor_bytes);
 }
 
 TEST_CASE("flash attention: the same bits at 1 and 2 threads", "[nn][flash][threads]") {
