@@ -11,12 +11,12 @@
 
 namespace attnlab::lab {
 
-Timing time_median(const std::function<void()>& fn, int reps, double rep_seconds) {
+Timing time_median(const std::function<void()>& fn, int reps, double rep_seconds, double warmup_seconds) {
     using Clock = std::chrono::steady_clock;
     auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     const auto t0 = Clock::now();
     int n = 0;
-    while (n < 3 || seconds_since(t0) < 0.2) fn(), ++n;  // warm-up: caches, allocator, page faults
+    while (n < 3 || seconds_since(t0) < warmup_seconds) fn(), ++n;  // warm-up: caches, allocator, page faults
     const double per_call = seconds_since(t0) / n;
     const int inner = std::max(1, static_cast<int>(rep_seconds / std::max(per_call, 1e-9)));
     std::vector<double> ms;
@@ -29,7 +29,8 @@ Timing time_median(const std::function<void()>& fn, int reps, double rep_seconds
     return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
 
-AttentionCost measure_attention_cost(std::int64_t T, std::int64_t B, std::int64_t H, std::int64_t d_k) {
+AttentionCost measure_attention_cost(std::int64_t T, std::int64_t B, std::int64_t H, std::int64_t d_k, double rep_seconds,
+                                     double warmup_seconds) {
     NoGradGuard no_grad;
     Generator gen(0);
     const std::int64_t d_model = H * d_k;
@@ -39,10 +40,10 @@ AttentionCost measure_attention_cost(std::int64_t T, std::int64_t B, std::int64_
     const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
     AttentionCost cost;
     cost.T = T;
-    cost.core = time_median([&] { matmul(softmax(matmul(q, k.mT()) * scale, -1), v); });  // [B, H, T, T] twice
+    cost.core = time_median([&] { matmul(softmax(matmul(q, k.mT()) * scale, -1), v); }, 7, rep_seconds, warmup_seconds);  // [B, H, T, T] twice
     cost.projections = time_median([&] {
         for (int i = 0; i < 4; ++i) matmul(x, w.mT());  // W_Q, W_K, W_V, W_O: [B, T, d_model] each
-    });
+    }, 7, rep_seconds, warmup_seconds);
     cost.score_bytes = static_cast<double>(B * H * T * T) * sizeof(float);
     return cost;
 }

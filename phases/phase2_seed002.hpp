@@ -54,32 +54,52 @@ inline plots::HeatmapGridOptions grid_options(std::string title, std::vector<std
     return go;
 }
 
-inline void section1_dropout(Frame& p) {
-    section("7a. Seed 002 section 1: MultiHeadAttention(64, 8) with dropout 0.1 on the weights: train vs eval");
-    Generator gen(p.seed);
+// §1's numbers: MHA(64, 8) with dropout 0.1 on the seed's input (B 2, T 6, d_model 64).
+struct DropoutTrial {
+    nn::AttentionResult eval;  // eval mode: weights (B, H, T, T)
+    Tensor dropped;            // (B, H, T, T): the eval weights as one training step mixes the values with them
+    double eval_twice = 0, one_draw = 0, mean_of_draws = 0;  // |output - eval output| / |eval output|
+    double zeroed = 0;         // the share of the B·H·T·T weights one draw zeroes
+    std::int64_t d_k = 0;
+};
+inline DropoutTrial dropout_trial(std::uint64_t seed, int draws) {
+    NoGradGuard no_grad;
+    Generator gen(seed);
     nn::MultiHeadAttention mha(64, 8, 0, 0, gen);
     mha.dropout = 0.1, mha.dropout_gen = &gen;
     const Tensor x = randn({2, 6, 64}, kFloat32, gen);  // (B, T, d_model), the seed's test input
+    DropoutTrial r;
     mha.eval();
-    const nn::AttentionResult e = mha.forward(x), e2 = mha.forward(x);
+    r.eval = mha.forward(x);
+    const Tensor e2 = mha.forward(x).output;
     mha.train();
     const Tensor t1 = mha.forward(x).output;
-    const int draws = 200;
     Tensor mean_train = zeros_like(t1);
     for (int k = 0; k < draws; ++k) mean_train = mean_train + mha.forward(x).output / double(draws);
     mha.eval();
-    auto rel = [&](const Tensor& a) { return std::sqrt(sum((a - e.output) * (a - e.output)).item() / sum(e.output * e.output).item()); };
-    // The weights as a training step mixes the values with them: 10% zeroed, the rest / 0.9.
-    const Tensor dropped = nn::dropout(e.weights, 0.1, gen);                             // (B, H, T, T)
-    const double zeroed = mean(eq(dropped, zeros_like(dropped)).to(kFloat32)).item();   // of all B·H·T·T weights
-    const Tensor w_eval = e.weights.select(0, 0).select(0, 0), w_train = dropped.select(0, 0).select(0, 0);  // (T, T), head 1
+    const Tensor& e = r.eval.output;
+    auto rel = [&](const Tensor& a) { return std::sqrt(sum((a - e) * (a - e)).item() / sum(e * e).item()); };
+    r.eval_twice = rel(e2), r.one_draw = rel(t1), r.mean_of_draws = rel(mean_train);
+    r.dropped = nn::dropout(r.eval.weights, 0.1, gen);                                       // 10% zeroed, the rest / 0.9
+    r.zeroed = mean(eq(r.dropped, zeros_like(r.dropped)).to(kFloat32)).item();
+    r.d_k = mha.d_k;
+    return r;
+}
+
+inline void section1_dropout(Frame& p) {
+    section("7a. Seed 002 section 1: MultiHeadAttention(64, 8) with dropout 0.1 on the weights: train vs eval");
+    const int draws = 200;
+    const DropoutTrial d = dropout_trial(p.seed, draws);
+    const nn::AttentionResult& e = d.eval;
+    const double zeroed = d.zeroed;
+    const Tensor w_eval = e.weights.select(0, 0).select(0, 0), w_train = d.dropped.select(0, 0).select(0, 0);  // (T, T), head 1
     lab::Table t({{"comparison", "comparison", 34, -1}, {"relative_difference", "|a - eval| / |eval|", 19, 4}}, "  ");
     t.print_header();
-    t.row({"eval, run twice", rel(e2.output)});
-    t.row({"train (one dropout draw)", rel(t1)});
-    t.row({"mean of " + std::to_string(draws) + " train draws", rel(mean_train)});
+    t.row({"eval, run twice", d.eval_twice});
+    t.row({"train (one dropout draw)", d.one_draw});
+    t.row({"mean of " + std::to_string(draws) + " train draws", d.mean_of_draws});
     std::printf("  output %s, weights %s, d_k %lld; one draw zeroes %.1f%% of the %lld weights (p = 0.1)\n",
-                e.output.shape().str().c_str(), e.weights.shape().str().c_str(), static_cast<long long>(mha.d_k), 100 * zeroed,
+                e.output.shape().str().c_str(), e.weights.shape().str().c_str(), static_cast<long long>(d.d_k), 100 * zeroed,
                 static_cast<long long>(e.weights.numel()));
     p.m["seed002_dropout"] = Json::Object{{"rows", t.json_by("comparison")}, {"zeroed_fraction", zeroed}, {"draws", draws}};
     std::vector<std::string> labels;
@@ -91,17 +111,23 @@ inline void section1_dropout(Frame& p) {
                  "Phase 2: seed 002's MHA(64, 8) with dropout 0.1 on the attention weights: eval weights vs one training draw (zeros dropped, the rest scaled by 1/0.9).");
 }
 
-inline void section2_structured_embeddings(Frame& p, const Tensor& trained, const std::vector<std::string>& trained_tokens) {
-    section("7b. Seed 002 section 2: Structured embeddings through a random MHA(64, 4), beside the trained model");
-    const std::vector<std::string> tokens{"The", "cat", "sat", "on", "the", "mat"};
-    Generator gen(p.seed + 42);
+// §2's input, "The cat sat on the mat" as (T 6, d_model 64): random rows, then the second "the"
+// near the first, "mat" near "cat" and "sat" nudged towards "cat", as the seed builds them.
+inline Tensor structured_embeddings(Generator& gen) {
     Tensor e = randn({6, 64}, kFloat32, gen);  // (T, d_model)
     std::vector<Tensor> rows;
     for (std::int64_t i = 0; i < 6; ++i) rows.push_back(e.select(0, i));
     rows[4] = rows[0] + randn({64}, kFloat32, gen) * 0.2;  // articles similar
     rows[5] = rows[1] + randn({64}, kFloat32, gen) * 0.3;  // nouns similar
     rows[2] = rows[2] + rows[1] * 0.1;                     // sat influenced by cat
-    const Tensor x = stack(rows, 0).unsqueeze(0);          // (1, T, d_model)
+    return stack(rows, 0);
+}
+
+inline void section2_structured_embeddings(Frame& p, const Tensor& trained, const std::vector<std::string>& trained_tokens) {
+    section("7b. Seed 002 section 2: Structured embeddings through a random MHA(64, 4), beside the trained model");
+    const std::vector<std::string> tokens{"The", "cat", "sat", "on", "the", "mat"};
+    Generator gen(p.seed + 42);
+    const Tensor x = structured_embeddings(gen).unsqueeze(0);  // (1, T, d_model)
     nn::MultiHeadAttention mha(64, 4, 0, 0, gen);
     mha.eval();
     const Tensor random_w = mha.forward(x).weights.select(0, 0);  // (H, T, T)
@@ -178,6 +204,15 @@ inline void section3_three_cases(Frame& p) {
                  "Phase 2: seed 002's three cases (syntactic, semantic, positional) through one random MHA(48, 6): each head's self, local and global attention.");
 }
 
+// §5's similarity: the mean cosine similarity of every pair of distinct heads' patterns,
+// weights (H, T, T) -> one number (1: all heads alike); the seed calls diversity "High" below 0.5.
+inline double mean_head_similarity(const Tensor& weights) {
+    const Tensor sim = lab::head_similarity(weights);  // (H, H), the diagonal 1
+    const std::int64_t H = sim.size(0);
+    return (sum(sim).item() - static_cast<double>(H)) / static_cast<double>(H * (H - 1));
+}
+inline const char* diversity_verdict(double similarity) { return similarity < 0.5 ? "High" : "Low"; }
+
 inline void section5_single_vs_multi(Frame& p, const Tensor& trained) {
     section("7d. Seed 002 section 5: One head vs 8 heads (random, d_model 64, 8 tokens)");
     Generator gen(p.seed + 42);
@@ -192,11 +227,7 @@ inline void section5_single_vs_multi(Frame& p, const Tensor& trained) {
     const nn::AttentionResult s = single.forward(x), m = multi.forward(x);
     const Tensor sw = s.weights.select(0, 0).select(0, 0), mw = m.weights.select(0, 0);  // (T, T), (H, T, T)
     const Tensor avg = mean(mw, 0), sd = sqrt(var(mw, 0));                             // (T, T): torch.std is unbiased too
-    auto mean_offdiag = [](const Tensor& sim) {
-        const std::int64_t H = sim.size(0);
-        return (sum(sim).item() - static_cast<double>(H)) / static_cast<double>(H * (H - 1));  // the diagonal is 1
-    };
-    const double sim_random = mean_offdiag(lab::head_similarity(mw)), sim_trained = mean_offdiag(lab::head_similarity(trained));
+    const double sim_random = mean_head_similarity(mw), sim_trained = mean_head_similarity(trained);
     const double diff = std::sqrt(sum((s.output - m.output) * (s.output - m.output)).item());
     lab::Table t({{"measure", "measure", 40, -1}, {"value", "value", 8, 3}}, "  ");
     t.print_header();
@@ -207,9 +238,9 @@ inline void section5_single_vs_multi(Frame& p, const Tensor& trained) {
     t.row({"mean head similarity (trained heads)", sim_trained});
     std::printf("  seed's verdict on the random heads: diversity %s (High if similarity < 0.5); trained heads: %s.\n"
                 "  (near-uniform rows are all-positive vectors of nearly equal entries, so their cosine is close to 1)\n",
-                sim_random < 0.5 ? "High" : "Low", sim_trained < 0.5 ? "High" : "Low");
-    p.m["seed002_single_vs_multi"] = Json::Object{{"rows", t.json_by("measure")}, {"verdict_random", sim_random < 0.5 ? "High" : "Low"},
-                                                 {"verdict_trained", sim_trained < 0.5 ? "High" : "Low"}};
+                diversity_verdict(sim_random), diversity_verdict(sim_trained));
+    p.m["seed002_single_vs_multi"] = Json::Object{{"rows", t.json_by("measure")}, {"verdict_random", diversity_verdict(sim_random)},
+                                                 {"verdict_trained", diversity_verdict(sim_trained)}};
     std::vector<std::string> labels;
     for (int i = 1; i <= 8; ++i) labels.push_back(std::to_string(i));
     plots::HeatmapGridOptions go = grid_options("Seed 002 sec. 5: one head vs 8 heads (random MHA, d_model 64)", labels,

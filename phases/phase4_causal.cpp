@@ -4,14 +4,16 @@
 // It follows the seed: the mask and its −∞ form; the same attention with and
 // without it; proof that the future cannot leak; what happens when training or
 // testing breaks causality; generation one token at a time (and the KV cache);
-// padding and combined masks; custom masks; entropy during training and head pruning.
+// padding and combined masks; custom masks; entropy during training and head pruning;
+// seed 000's experimental setting (d_model 128, H 8, 32 tokens) and its 8 heads.
 // Also writes out/data/phase4_causal_weights.npy for the summary sheet.
 // The models: the trained causal_model (out/checkpoints/, trained here if missing)
 // and four short TinyGPT runs that differ only in their mask (phase4_experiments.hpp).
 // `phase4 --help` lists the settings: the sentence, the checkpoint (any causal model: the
 // comparisons train its architecture; a model of the learner's own corpus runs the steps that
-// do not need the toy grammar, on its own text, and names the others it skips), the seed, the masks of step 7 (--mask), the heads
-// step 8 switches off (--prune), the comparisons' steps, --out.
+// do not need the toy grammar, on its own text, and names the others it skips), the seed,
+// the masks of step 7 (--mask), the heads step 8 switches off (--prune), the comparisons'
+// steps, --out.
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include "data/lm_batches.hpp"
 #include "lab/report.hpp"
 #include "nn/generate.hpp"
+#include "phases/phase4_experimental_setting.hpp"
 #include "phases/phase4_experiments.hpp"
 #include "phases/phase4_pruning.hpp"
 #include "phases/phase4_seed001.hpp"
@@ -455,6 +458,8 @@ int main(int argc, char** argv) try {
         phase4::section_pruning_to_minimum(p, p.gpt());
     if (!skipped_on_corpus(p, "9. Attention while it learns", "it replays the standard training on the toy grammar"))
         section9_attention_while_it_learns(p, p.timeline, p.whole, p.ckpt.info.vocab);
+    if (!skipped_on_corpus(p, "10. The seeds' experimental setting", "it trains a model of the toy grammar"))
+        phase4::section_experimental_setting(p, p.steps * 6 / 10);  // d_model 128, H 8, 32 tokens
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());

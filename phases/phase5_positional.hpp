@@ -9,6 +9,8 @@
 // every other weight's initial value, the batches and the steps; only PE differs:
 //   sinusoidal  PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), fixed;
 //   learned     a [T, d] table trained with the rest (nn::LearnedPositionalEmbedding).
+// A third variant, none (no PE at all), is the control tests/phases/test_seed_sections.cpp
+// trains: without positions the layer cannot reverse (near chance), with either it can.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -39,7 +41,7 @@ inline lab::Curve loss_curve(const std::vector<double>& loss) {
 namespace attnlab::phase::positional {
 
 struct ReverseTask {
-    std::int64_t T = 8, vocab = 10, d_model = 32, batch = 64, steps = 300;
+    std::int64_t T = 8, vocab = 10, d_model = 32, batch = 64, steps = 200;
     double lr = 3e-3;
 };
 
@@ -48,8 +50,13 @@ struct ReverseResult {
     double accuracy = 0;       // per token, on 512 held-out sequences
 };
 
-// Trains one variant: learned = true uses a trained position table, false the sinusoidal one.
-inline ReverseResult train_reverse(const ReverseTask& task, bool learned, std::uint64_t seed) {
+// What is added to the token embeddings: nothing (the control: attention alone cannot tell
+// positions apart, so it cannot reverse), the fixed sinusoid, or a trained table.
+enum class Positions { none, sinusoidal, learned };
+
+// Trains one variant from `seed` (the shared weights start equal whatever `positions` is).
+inline ReverseResult train_reverse(const ReverseTask& task, Positions positions, std::uint64_t seed) {
+    const bool learned = positions == Positions::learned;
     Generator init(seed);  // the same initial weights for the shared parts
     nn::Embedding tok(task.vocab, task.d_model, init);
     nn::MultiHeadAttention attn(task.d_model, 1, 0, 0, init);
@@ -63,7 +70,8 @@ inline ReverseResult train_reverse(const ReverseTask& task, bool learned, std::u
         for (const nn::NamedParameter& np : table.named_parameters()) params.push_back(np);
     nn::Adam opt(params, task.lr);
     auto logits = [&](const Tensor& x) {  // x (B, T) -> (B, T, vocab)
-        const Tensor h = tok.forward(x) + (learned ? table.forward(task.T) : sinusoid);
+        const Tensor e = tok.forward(x);  // (B, T, d_model)
+        const Tensor h = positions == Positions::none ? e : e + (learned ? table.forward(task.T) : sinusoid);
         return out.forward(attn.forward_output(h));
     };
     auto reversed = [](const Tensor& x) {  // (B, T) int64, each row back to front
@@ -88,15 +96,23 @@ inline ReverseResult train_reverse(const ReverseTask& task, bool learned, std::u
     return r;
 }
 
-inline void section13_learned_vs_sinusoidal(Frame& p) {
-    const ReverseTask task;
+// The step of a curve's first point below `level` (-1: never).
+inline std::int64_t first_below(const lab::Curve& c, double level) {
+    for (std::size_t k = 0; k < c.value.size(); ++k)
+        if (c.value[k] < level) return static_cast<std::int64_t>(c.step[k]);
+    return -1;
+}
+
+inline void section13_learned_vs_sinusoidal(Frame& p, std::int64_t steps) {
+    ReverseTask task;
+    task.steps = steps;
     section("13. Seed 003 exercise 3: learned vs sinusoidal positions, reversing " + std::to_string(task.T) + " tokens");
     std::printf("  one-head attention, d_model %lld, vocab %lld, batch %lld, %lld Adam steps at %g, same seed\n",
                 static_cast<long long>(task.d_model), static_cast<long long>(task.vocab), static_cast<long long>(task.batch),
                 static_cast<long long>(task.steps), task.lr);
     ReverseResult results[2];
-    lab::run_concurrently({[&] { results[0] = train_reverse(task, false, p.seed + 30); },
-                           [&] { results[1] = train_reverse(task, true, p.seed + 30); }}, 2);
+    lab::run_concurrently({[&] { results[0] = train_reverse(task, Positions::sinusoidal, p.seed + 30); },
+                           [&] { results[1] = train_reverse(task, Positions::learned, p.seed + 30); }}, 2);
     lab::Table t({{"positions", "positions", 11, -1}, {"accuracy", "accuracy", 8, 4}, {"final_loss", "last 20 loss", 12, 4},
                   {"steps_to_loss_0_1", "steps to loss < 0.1", 19, -1}}, "  ");
     t.print_header();
@@ -104,10 +120,7 @@ inline void section13_learned_vs_sinusoidal(Frame& p) {
     const char* names[2] = {"sinusoidal", "learned"};
     for (int i = 0; i < 2; ++i) {
         const lab::Curve c = loss_curve(results[i].loss);
-        std::int64_t reached = -1;  // the first smoothed point below 0.1 (-1: never)
-        for (std::size_t k = 0; k < c.value.size() && reached < 0; ++k)
-            if (c.value[k] < 0.1) reached = static_cast<std::int64_t>(c.step[k]);
-        t.row({names[i], results[i].accuracy, c.value.back(), reached});
+        t.row({names[i], results[i].accuracy, c.value.back(), first_below(c, 0.1)});
         curves.push_back({.name = names[i], .x = c.step, .y = c.value, .markers = false});
     }
     std::printf("  (chance: accuracy %.2f, loss ln %lld = %.3f)\n", 1.0 / static_cast<double>(task.vocab),

@@ -14,9 +14,12 @@
 //
 // Seed 004 §12: "dropout applied after attention weights and after FFN". Our seq2seq has no
 // dropout; TinyGPT has it where the seed puts it (the attention weights and each residual
-// branch, training steps only), so step 12b trains the causal LM (the standard recipe, 200
-// steps, same seed and data) with dropout 0 and 0.1 and compares training and validation loss.
+// branch, training steps only), so step 12b trains the causal LM (the standard recipe for a
+// third of phase 5's --steps, 200 by default, same seed and data) with dropout 0 and 0.1 and
+// compares training and validation loss. (tests/lab/test_training.cpp checks that evaluation
+// never drops and that dropout changes the training curve.)
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -65,29 +68,34 @@ inline double distance(const std::vector<Tensor>& a, const std::vector<Tensor>& 
     return std::sqrt(s);
 }
 
-inline void section12_hard_vs_soft(Frame& p, const std::vector<data::Digits>& held_out, const data::ReversalConfig& task,
+// soft: phase 5's step-5 comparison "additive" (additive scoring, softmax, `hidden`, initial weights
+// from Generator(seed + 10), `steps` steps of the same data): exactly the soft model this section
+// compares, so it is reused, not trained twice. Only the hard model is trained here.
+inline void section12_hard_vs_soft(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainResult& soft_result,
+                                   const std::vector<data::Digits>& held_out, const data::ReversalConfig& task,
                                    std::int64_t steps, std::int64_t hidden) {
     section("12. Seed 004 section 3.2: hard (top-1) vs soft attention, " + std::to_string(steps) + " steps each");
     const std::vector<std::pair<std::string, nn::Normalizer>> kinds{{"soft (softmax)", nn::Normalizer::softmax()},
                                                                      {"hard (top-1)", nn::Normalizer::topk(1)}};
-    std::vector<std::unique_ptr<nn::Seq2Seq>> models;
+    std::vector<std::unique_ptr<nn::Seq2Seq>> start_models;  // each kind at its initial weights
     std::vector<std::vector<Tensor>> start;  // the scorers' initial parameters, copied
     std::vector<GradientNorms> grads;
     Generator batch_gen(p.seed + 20);
     const data::ReversalBatch batch = data::sample_reversal_batch(batch_gen, 64, task);
     for (const auto& k : kinds) {
-        Generator init(p.seed + 10);  // the same initial weights for both
-        models.push_back(std::make_unique<nn::Seq2Seq>(reversal_config(hidden, k.second), init));
-        grads.push_back(gradient_norms(*models.back(), batch));
+        Generator init(p.seed + 10);  // the same initial weights for both (and for step 5's models)
+        start_models.push_back(std::make_unique<nn::Seq2Seq>(reversal_config(hidden, k.second), init));
+        grads.push_back(gradient_norms(*start_models.back(), batch));
         std::vector<Tensor> copy;
-        for (const Tensor& t : models.back()->scoring->parameters()) copy.push_back(t.detach().clone());
+        for (const Tensor& t : start_models.back()->scoring->parameters()) copy.push_back(t.detach().clone());
         start.push_back(copy);
     }
-    std::vector<lab::ReversalTrainResult> results(models.size());
-    std::vector<std::function<void()>> jobs;
-    for (std::size_t i = 0; i < models.size(); ++i)
-        jobs.push_back([&, i] { results[i] = lab::train_reversal(*models[i], {.steps = steps, .checkpoints = {steps}}, held_out, task); });
-    lab::run_concurrently(jobs, 2);
+    const nn::Seq2SeqConfig& sc = soft.config();
+    if (!sc.attention || sc.scoring != nn::ScoreKind::additive || sc.hidden != hidden || static_cast<std::int64_t>(soft_result.loss.size()) != steps)
+        throw ValueError("phase 5 step 12: the soft model passed in is not step 5's additive softmax comparison of " + std::to_string(steps) + " steps");
+    nn::Seq2Seq& hard = *start_models[1];  // trained from its start; its start parameters are copied above
+    std::vector<lab::ReversalTrainResult> results{soft_result, lab::train_reversal(hard, {.steps = steps, .checkpoints = {steps}}, held_out, task)};
+    const std::vector<const nn::Seq2Seq*> models{&soft, &hard};
     lab::Table t({{"attention", "attention", 14, -1}, {"scorer_grad_norm", "|dL/d scorer|", 13, 4},
                   {"model_grad_norm", "|dL/d all|", 10, 4}, {"scorer_moved", "scorer moved", 12, 4},
                   {"accuracy", "accuracy", 8, 4}, {"anti_diagonal", "anti-diag", 9, 4}, {"final_loss", "last loss", 9, 4}}, "  ");
@@ -119,6 +127,7 @@ inline void section12b_dropout(Frame& p, std::int64_t steps) {
         jobs.push_back([&, i] {
             lab::TrainConfig c = lab::standard_config(lab::Task::causal);
             c.steps = steps, c.dropout = rates[i], c.eval_every = steps, c.progress = lab::TrainConfig::Progress::quiet;
+            c.warmup = std::min(c.warmup, steps / 2);  // a short --steps still gets a cosine decay
             results[i] = lab::train(c);
         });
     lab::run_concurrently(jobs, 2);
@@ -143,12 +152,14 @@ inline void section12b_dropout(Frame& p, std::int64_t steps) {
                  "Phase 5: the causal TinyGPT trained with dropout 0 and 0.1 (attention weights and residual branches), same seed and data.");
 }
 
-// Phase 5's steps 12-13, one call: seed 004 §3.2 and §12, then seed 003's exercise 3.
-inline void sections12_13(Frame& p, const std::vector<data::Digits>& held_out, const data::ReversalConfig& task,
-                          std::int64_t steps, std::int64_t hidden) {
-    section12_hard_vs_soft(p, held_out, task, steps, hidden);
-    section12b_dropout(p, 200);
-    positional::section13_learned_vs_sinusoidal(p);
+// Phase 5's steps 12-13, one call: seed 004 §3.2 and §12, then seed 003's exercise 3, each `steps` steps
+// (phase 5's comparison length). soft, soft_result: step 5's additive softmax comparison (see step 12).
+inline void sections12_13(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainResult& soft_result,
+                          const std::vector<data::Digits>& held_out, const data::ReversalConfig& task, std::int64_t steps,
+                          std::int64_t hidden) {
+    section12_hard_vs_soft(p, soft, soft_result, held_out, task, steps, hidden);
+    section12b_dropout(p, steps);
+    positional::section13_learned_vs_sinusoidal(p, steps);
 }
 
 }  // namespace attnlab::phase::seed004

@@ -18,8 +18,8 @@
 //  14. attention vs RNN vs CNN vs fully connected on recall-k-back (phase5_architectures.hpp)
 //
 // `phase5 --help` lists the settings: the seed, the GRU's --hidden width, the longest
-// source (--length), the main model's --score, its --steps (the comparisons train 30%
-// of them, step 14's four models 60%), the lengths step 10 times (--cost-t), --out,
+// source (--length), the main model's --score, its --steps (the comparisons and steps
+// 12-13 train a third of them, step 14's four models as many), the lengths step 10 times (--cost-t), --out,
 // --checkpoint (a model of `seq2seq train` studied in steps 5-6 in place of the main one)
 // and --digits (a source of the learner's, decoded and drawn in step 6).
 #include <chrono>
@@ -310,14 +310,15 @@ void section9_sparsity(Phase5& p) {
                  "Phase 5: one source's alignment under softmax, sparsemax and top-2.");
 }
 
-// Step 10: B 1, H 8, d_k 64, one thread; times are the median of 7 after warm-up.
+// Step 10: B 1, H 8, d_k 64, one thread; times are the median of 7 after warm-up, each repetition
+// ~50 ms of calls (at least one): enough for the slope of the curve, in a third of a benchmark's time.
 void section10_cost(Phase5& p, const std::vector<std::int64_t>& lengths) {
     std::printf("\n10. Self-attention forward, B 1, H 8, d_k 64, 1 thread (median of 7 after warm-up):\n");
     lab::Table t({{"T", "T", 6, -1}, {"core_ms", "core ms", 12, 3}, {"projections_ms", "projections ms", 16, 3},
                   {"score_matrix_bytes", "T x T bytes (x2)", 16, -1}}, "   ");
     t.print_header();
     for (std::int64_t T : lengths) {
-        const lab::AttentionCost c = lab::measure_attention_cost(T);
+        const lab::AttentionCost c = lab::measure_attention_cost(T, 1, 8, 64, 0.05, 0.1);
         t.row({T, c.core.median_ms, c.projections.median_ms, c.score_bytes});
     }
     P::Series core = t.series("T", "core_ms", {.name = "softmax(QK^T/sqrt(d_k))V"});
@@ -361,8 +362,8 @@ void declare_flags(lab::Options& opt) {
     opt.add("hidden", "N", "64", "GRU width of every model (the decoder state; the encoder's two directions share it)");
     opt.add("length", "N", "10", "longest source (sources have 4 to N digits)");
     opt.add("score", "KIND", "additive", "the main model's scoring: dot, scaled_dot, additive, multiplicative");
-    opt.add("steps", "N", "1000", "training steps of the main model; each comparison trains 30% of them, step 14's four models 60%");
-    opt.add("cost-t", "LIST", "64,128,256,512,1024,2048", "sequence lengths step 10 times");
+    opt.add("steps", "N", "600", "training steps of the main model; each comparison (and steps 12-13) trains a third of them, step 14's four models as many");
+    opt.add("cost-t", "LIST", "64,128,256,512,1024", "sequence lengths step 10 times (the seed's)");
 }
 
 // Steps 5-6's model (the learner's --checkpoint, or trained here) and source (--digits), each
@@ -387,7 +388,7 @@ void section0_settings(Phase5& p) {
             opt.fail("digits", std::to_string(p.digits.size()) + " digits; the models here learn sources of at most " +
                                    std::to_string(p.task.max_len) + " (--length)");
     }
-    p.main_steps = opt.integer("steps", 10, 1000000), p.compare_steps = p.main_steps * 3 / 10;
+    p.main_steps = opt.integer("steps", 10, 1000000), p.compare_steps = p.main_steps / 3;
     std::printf("phase 5: attention in sequence-to-sequence models (seed %llu)\n", static_cast<unsigned long long>(p.seed));
     set_num_threads(1);  // training runs two models at once, one per core
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
@@ -415,8 +416,8 @@ int main(int argc, char** argv) try {
     section9_sparsity(p);
     section10_cost(p, cost_lengths);
     p.m["fused_attention"] = phase5::fused_attention_section(p.out);  // 11. the fused path
-    seed004::sections12_13(p, p.held_out, p.task, p.compare_steps, hidden);  // seed 004 §3.2, §12; seed 003 ex. 3
-    p.m["architectures"] = phase5::architectures_section(p.out, p.seed, p.main_steps * 6 / 10);  // 14. (60% of --steps)
+    seed004::sections12_13(p, *p.models[1], p.runs[1].result, p.held_out, p.task, p.compare_steps, hidden);  // seed 004 §3.2, §12; seed 003 ex. 3
+    p.m["architectures"] = phase5::architectures_section(p.out, p.seed, p.main_steps);  // 14. (as many steps as the main model)
     p.m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("\nphase 5 done in %.1f s\n", p.m.at("wall_seconds").as_double());

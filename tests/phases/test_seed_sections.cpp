@@ -1,11 +1,15 @@
 // test_seed_sections.cpp — the key numbers of the sections that measure the seeds' remaining
-// claims (seed 000's errata, seed 003's three-token example), through the functions the
-// phases call, against values computed by hand.
+// claims (seed 000's errata, seed 002's untrained-MHA experiments, seed 003's three-token example
+// and its learned vs sinusoidal positions, seed 004's hard attention, the experimental setting's
+// unigram baseline), through the functions the phases call, against values computed by hand.
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "nn/attention.hpp"
+#include "lab/attention_stats.hpp"
 #include "phases/phase1_seed003.hpp"
+#include "phases/phase2_seed002.hpp"
+#include "phases/phase4_experimental_setting.hpp"
 #include "phases/phase4_seed001.hpp"
 #include "phases/phase5_seed004.hpp"
 #include "phases/seed000_errata.hpp"
@@ -78,4 +82,76 @@ TEST_CASE("seed 001's complexity figures: its counts and the KV cache's saving",
     CHECK(seed001::kv_token_ratio(1, 3) == Approx(2.0));
     // scores: 1 + 4 + 9 = 14 without; 1 + 2 + 3 = 6 with.
     CHECK(seed001::kv_score_ratio(1, 3) == Approx(14.0 / 6.0));
+}
+
+TEST_CASE("seed 002 §1: dropout 0.1 on MHA(64, 8)'s weights: eval is deterministic, train drops 10% and rescales", "[phases][seed002]") {
+    const seed002::DropoutTrial d = seed002::dropout_trial(2, 200);
+    CHECK(d.eval_twice == 0.0);          // exactly: eval mode draws nothing
+    CHECK(d.one_draw > 0.1);             // measured 0.32: one draw moves the output
+    CHECK(d.mean_of_draws < 0.05);       // measured 0.02: inverted dropout keeps the mean (without the 1/0.9 it would be ~0.1 off)
+    CHECK(d.mean_of_draws < d.one_draw / 4);
+    CHECK(d.zeroed > 0.04);              // 432 weights, p = 0.1: the share dropped is near 0.1
+    CHECK(d.zeroed < 0.16);
+    // every weight kept is the eval weight / 0.9, exactly as float arithmetic gives it
+    const Tensor kept = ne(d.dropped, zeros_like(d.dropped)).to(kFloat32);
+    CHECK(max(abs(d.dropped - kept * d.eval.weights / 0.9)).item() < 1e-6);
+}
+
+TEST_CASE("seed 002 §2: the structured embeddings put 'the' near 'The' and 'mat' near 'cat'", "[phases][seed002]") {
+    Generator gen(42);
+    const Tensor e = seed002::structured_embeddings(gen);  // (6, 64): The cat sat on the mat
+    REQUIRE(e.shape() == Shape({6, 64}));
+    auto cosine = [&](std::int64_t i, std::int64_t j) {
+        const Tensor a = e.select(0, i), b = e.select(0, j);
+        return sum(a * b).item() / std::sqrt(sum(a * a).item() * sum(b * b).item());
+    };
+    CHECK(cosine(0, 4) > 0.95);          // the, The: noise 0.2 per coordinate on unit-variance rows
+    CHECK(cosine(1, 5) > 0.9);           // mat, cat: noise 0.3
+    CHECK(std::abs(cosine(1, 3)) < 0.4); // cat, on: independent random rows
+    const seed002::Strongest s = seed002::strongest(tensor({{0.1, 0.9, 0.0}, {0.2, 0.3, 0.5}, {0.95, 0.0, 0.05}}));
+    CHECK(s.i == 2);
+    CHECK(s.j == 0);
+    CHECK(s.weight == Approx(0.95));
+}
+
+TEST_CASE("seed 002 §3: uniform attention over 6 tokens has self 1/6 and local 16/36, as printed", "[phases][seed002]") {
+    const Tensor uniform = full({6, 6}, 1.0 / 6.0);
+    CHECK(mean(lab::diagonal_mass(uniform)).item() == Approx(1.0 / 6.0));
+    CHECK(mean(lab::local_mass(uniform)).item() == Approx(16.0 / 36.0));  // 2 + 3·4 + 2 = 16 neighbours-or-self of 36 pairs
+}
+
+TEST_CASE("seed 002 §5: the mean head similarity and the seed's verdict", "[phases][seed002]") {
+    const Tensor one = tensor({{0.7, 0.2, 0.1}, {0.1, 0.8, 0.1}, {0.3, 0.3, 0.4}});
+    CHECK(seed002::mean_head_similarity(stack({one, one, one}, 0)) == Approx(1.0));  // identical heads
+    const Tensor first = tensor({{1.0, 0.0}, {1.0, 0.0}}), second = tensor({{0.0, 1.0}, {0.0, 1.0}});
+    CHECK(seed002::mean_head_similarity(stack({first, second}, 0)) == Approx(0.0).margin(1e-6));  // disjoint keys (float32 diagonal)
+    // three heads, one pair alike: (1 + 0 + 0) / 3 pairs
+    CHECK(seed002::mean_head_similarity(stack({first, first, second}, 0)) == Approx(1.0 / 3.0));
+    CHECK(std::string(seed002::diversity_verdict(0.49)) == "High");
+    CHECK(std::string(seed002::diversity_verdict(0.5)) == "Low");
+}
+
+TEST_CASE("seed 003 exercise 3: reversing 8 tokens needs positions; learned ones get there first", "[phases][seed003]") {
+    positional::ReverseTask task;  // phase 5's: T 8, vocab 10, d_model 32, 200 steps
+    const std::uint64_t seed = 35;  // phase 5's default seed + 30
+    const positional::ReverseResult none = positional::train_reverse(task, positional::Positions::none, seed);
+    const positional::ReverseResult sin = positional::train_reverse(task, positional::Positions::sinusoidal, seed);
+    const positional::ReverseResult learned = positional::train_reverse(task, positional::Positions::learned, seed);
+    CHECK(none.accuracy < 0.35);  // without positions every query sees the same set of keys: near chance (0.1)
+    CHECK(sin.accuracy > 0.99);
+    CHECK(learned.accuracy > 0.99);
+    const std::int64_t s = positional::first_below(loss_curve(sin.loss), 0.1), l = positional::first_below(loss_curve(learned.loss), 0.1);
+    CHECK(l > 0);
+    CHECK(l < s);  // measured 50 against 130
+    CHECK(positional::first_below(loss_curve(none.loss), 0.1) == -1);
+}
+
+TEST_CASE("the experimental setting's unigram baseline is the entropy of the targets' frequencies", "[phases][setting]") {
+    data::LMBatch b;
+    b.ids = zeros({1, 4}, kInt64);
+    b.targets = from_vector(std::vector<std::int64_t>{3, 3, 5, data::kIgnoreIndex}, {1, 4});
+    // p(3) = 2/3, p(5) = 1/3; the ignored target counts for nothing
+    CHECK(phase4::unigram_baseline({b}) == Approx(-(2.0 / 3) * std::log(2.0 / 3) - (1.0 / 3) * std::log(1.0 / 3)));
+    b.targets = from_vector(std::vector<std::int64_t>{7, 7, 7, 7}, {1, 4});
+    CHECK(phase4::unigram_baseline({b}) == 0.0);  // one token only: no uncertainty
 }
