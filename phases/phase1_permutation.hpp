@@ -76,12 +76,11 @@ inline PermutationCheck check_permutation(nn::Transformer& model, const std::vec
 }
 
 // Phase 1's section: both cases, printed and recorded from one table, drawn as four heatmaps.
-inline void section_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::string>& tokens) {
+// `ids` is the sentence, `tokens` its labels.
+inline void section_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::int64_t>& ids,
+                                             const std::vector<std::string>& tokens) {
     section("6. Permutation equivariance: without positions, shuffling the tokens shuffles the output");
     nn::Transformer& model = *ckpt.model;
-    std::vector<std::int64_t> ids;
-    for (const std::string& w : tokens)
-        ids.push_back(std::find(ckpt.info.vocab.begin(), ckpt.info.vocab.end(), w) - ckpt.info.vocab.begin());
     const std::vector<std::int64_t> perm = random_permutation(static_cast<std::int64_t>(ids.size()), p.seed);
     std::vector<std::string> shuffled_tokens;
     std::string order;

@@ -62,6 +62,8 @@ struct Phase1 : Frame {
     explicit Phase1(const lab::Options& o) : Frame(o, "phase1") {}
     nn::LoadedCheckpoint ckpt;
     std::vector<std::string> tokens;
+    std::vector<std::int64_t> ids;  // the sentence
+    std::string text;               // as read (tokens are its axis labels)
     std::int64_t T = 0, d_model = 0, d_k = 0, head = 0;  // head: which one (from 0) of a multi-head layer
     std::int64_t query = 0, key = 0;  // step 1's pair: the third word and the second ("sat", "cat")
     Tensor X, q_query, sat_scores, sat_weights, sat_out, weights;  // step 1 and 2's results
@@ -81,12 +83,13 @@ void section0_model_and_sentence(Phase1& p) {
     // A multi-head model: phase 1 follows one of its heads (--head), which works exactly like a single head.
     p.head = p.opt.integer("head", 1, p.block().attn.n_heads) - 1;
     if (p.block().attn.n_heads > 1) p.m["head"] = p.head + 1;
-    const std::vector<std::int64_t> ids_v = sentence_ids(p.opt, p.ckpt.info.vocab, model.config().context);
-    for (std::int64_t id : ids_v) p.tokens.push_back(p.ckpt.info.vocab[static_cast<std::size_t>(id)]);
+    const Sentence sentence = studied_sentence(p.opt, p.ckpt);  // the grammar's words, or a corpus model's tokens
+    const std::vector<std::int64_t>& ids_v = sentence.ids;
+    p.ids = sentence.ids, p.tokens = sentence.labels, p.text = sentence.text;
     p.T = static_cast<std::int64_t>(p.tokens.size());
     p.query = std::min<std::int64_t>(2, p.T - 1), p.key = std::min<std::int64_t>(1, p.T - 1);
     Tensor ids = from_vector(ids_v, {1, p.T});
-    std::cout << "tokens: " << p.opt.text("sentence") << "\nids: " << ids << "\n";
+    std::cout << "tokens: " << p.text << "\nids: " << ids << "\n";
     p.d_model = model.config().d_model, p.d_k = p.block().attn.d_k;
     std::printf("d_model = %lld, heads = %lld, d_k = %lld (layer 1 of %zu)%s\n", static_cast<long long>(p.d_model),
                 static_cast<long long>(p.block().attn.n_heads), static_cast<long long>(p.d_k), model.blocks.size(),
@@ -149,7 +152,7 @@ void section2_matrix_form(Phase1& p) {
     plots::HeatmapOptions ho;
     ho.title = (a.n_heads == 1 ? "Attention weights, single head (layer 1): "
                                : "Attention weights, head " + std::to_string(p.head + 1) + " of " + std::to_string(a.n_heads) +
-                                     " (layer 1): ") + p.opt.text("sentence");
+                                     " (layer 1): ") + p.text;
     ho.row_labels = ho.col_labels = p.tokens;
     ho.annotate = true;
     ho.vmin = 0.0, ho.vmax = 1.0;
@@ -326,7 +329,7 @@ int main(int argc, char** argv) try {
     print_seed000_sat_erratum(p);
     section5a_why_sqrt_dk(p, dks);
     section5b_train_with_and_without(p, dks.back(), steps);
-    phase1::section_permutation_equivariance(p, p.ckpt, p.tokens);
+    phase1::section_permutation_equivariance(p, p.ckpt, p.ids, p.tokens);
     section6_seed003_three_tokens(p);
     section7_seed003_random_self_attention(p);
     section6_graph_backward_walks(p, p.block().attn, p.X);

@@ -40,7 +40,8 @@ namespace {
 struct Phase2 : Frame {
     explicit Phase2(const lab::Options& o) : Frame(o, "phase2") {}
     nn::LoadedCheckpoint ckpt;
-    std::vector<std::string> tokens, head_names;
+    std::vector<std::string> tokens, head_names;  // tokens as axis labels
+    std::string text;                             // the sentence as read
     Tensor ids;                                          // (1, T)
     std::int64_t T = 0, d_model = 0, H = 0, d_k = 0;
     Tensor weights, heads, concat, projected, patterns;  // step 1's tensors; patterns (H, T, T)
@@ -51,12 +52,14 @@ void section0_model_and_sentence(Phase2& p) {
     section("0. The trained multi-head model and the sentence");
     nn::Transformer& model = *p.ckpt.model;
     model.eval();
-    const std::vector<std::int64_t> ids = sentence_ids(p.opt, p.ckpt.info.vocab, model.config().context);
-    for (std::int64_t id : ids) p.tokens.push_back(p.ckpt.info.vocab[static_cast<std::size_t>(id)]);
+    const Sentence sentence = studied_sentence(p.opt, p.ckpt);  // the grammar's words, or a corpus model's tokens
+    const std::vector<std::int64_t>& ids = sentence.ids;
+    p.tokens = sentence.labels, p.text = sentence.text;
     p.T = static_cast<std::int64_t>(ids.size());
     p.ids = from_vector(ids, {1, p.T});
     p.d_model = p.attn().d_model, p.H = p.attn().n_heads, p.d_k = p.attn().d_k;
     for (std::int64_t h = 0; h < p.H; ++h) p.head_names.push_back("head " + std::to_string(h + 1));
+    std::printf("sentence: %s (%lld tokens)\n", p.text.c_str(), static_cast<long long>(p.T));
     std::printf("d_model = %lld, H = %lld, d_k = d_model / H = %lld; layer 1 of %zu\n", static_cast<long long>(p.d_model),
                 static_cast<long long>(p.H), static_cast<long long>(p.d_k), model.blocks.size());
 }
@@ -108,7 +111,7 @@ void section2_heatmap_per_head(Phase2& p) {
     std::vector<plots::Matrix> panels;
     for (std::int64_t h = 0; h < p.H; ++h) panels.push_back(to_matrix(p.patterns.select(0, h)));
     plots::HeatmapGridOptions go;
-    go.title = "Attention weights of each head (layer 1): " + p.opt.text("sentence");
+    go.title = "Attention weights of each head (layer 1): " + p.text;
     go.row_labels = go.col_labels = p.tokens;
     go.annotate = true;
     go.vmin = 0.0, go.vmax = 1.0;

@@ -28,6 +28,7 @@
 #include "data/tokenizer.hpp"
 #include "lab/attention_stats.hpp"
 #include "nn/generate.hpp"
+#include "phases/phase_common.hpp"
 #include "lab/train.hpp"
 #include "tensor/json.hpp"
 #include "tensor/ops.hpp"
@@ -64,16 +65,10 @@ inline std::vector<std::int64_t> with_bos(const std::string& text) {
     for (std::int64_t id : data::WordTokenizer(data::toy_grammar().vocab()).encode(text)) ids.push_back(id);
     return ids;
 }
-// Tokens as labels, in `vocab` (id -> token; the grammar's by default). Whitespace is made
-// visible ("_", "\\n"): a character model's tokens label axes and files that split on spaces.
+// Tokens as labels, in `vocab` (the grammar's by default), whitespace made visible.
 inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& ids,
                                              const std::vector<std::string>& vocab = lab::grammar_vocab()) {
-    std::vector<std::string> out;
-    for (std::int64_t id : ids) {
-        const std::string& t = vocab.at(static_cast<std::size_t>(id));
-        out.push_back(t == " " ? "_" : t == "\n" ? "\\n" : t == "\t" ? "\\t" : t);
-    }
-    return out;
+    return phase::token_labels(ids, vocab);
 }
 // The tokens as text: words joined by spaces, characters (sep "") as they are.
 inline std::string text_of(const std::vector<std::int64_t>& ids, const std::vector<std::string>& vocab = lab::grammar_vocab(),

@@ -171,6 +171,38 @@ inline std::vector<std::int64_t> corpus_sentence_ids(const lab::Options& o, cons
     return ids;
 }
 
+// Tokens as labels, in `vocab` (id -> token). Whitespace is made visible ("_", "\\n"): a
+// character model's tokens label axes and files that split on spaces.
+inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& ids, const std::vector<std::string>& vocab) {
+    std::vector<std::string> out;
+    for (std::int64_t id : ids) {
+        const std::string& t = vocab.at(static_cast<std::size_t>(id));
+        out.push_back(t == " " ? "_" : t == "\n" ? "\\n" : t == "\t" ? "\\t" : t);
+    }
+    return out;
+}
+
+// The sentence a phase studies, for any checkpoint: --sentence (or its default) in the toy
+// grammar's words for a model of the grammar; for a model of the learner's own corpus, its
+// characters or words (corpus_sentence_ids: without --sentence, the corpus's first tokens).
+struct Sentence {
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> labels;  // token_labels: what axes show
+    std::string text;                 // as the learner reads it, on one line
+};
+inline Sentence studied_sentence(const lab::Options& o, const nn::LoadedCheckpoint& ck) {
+    Sentence s;
+    const bool corpus = ck.info.vocab != lab::grammar_vocab();
+    s.ids = corpus ? corpus_sentence_ids(o, ck) : sentence_ids(o, ck.info.vocab, ck.model->config().context);
+    s.labels = token_labels(s.ids, ck.info.vocab);
+    const bool chars = lab::task_from_kind(ck.info.kind) == lab::Task::chars;
+    for (std::size_t i = 0; i < s.ids.size(); ++i) {  // characters as they are, except that \n and \t are spelled out
+        const std::string& t = ck.info.vocab.at(static_cast<std::size_t>(s.ids[i]));
+        s.text += (i == 0 || chars ? "" : " ") + (chars && t != " " ? s.labels[i] : t);
+    }
+    return s;
+}
+
 // What a phase's main() does with an error none of its sections caught (a model it cannot
 // read, or a bug): print it under the program's name and exit with status 1, never abort.
 inline int unexpected_error(const char* argv0, const std::exception& e) {

@@ -232,6 +232,35 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
     CHECK(load_json(out2 + "/phase2/metrics.json").at("single_vs_multi").size() == 1);  // the grammar's single-head model only
 }
 
+TEST_CASE("phases 1 and 2 study a character model of the learner's corpus on its own text", "[phases][cli][phase1][phase2]") {
+    const fs::path dir = fixture().dir / "corpus_chars";
+    fs::create_directories(dir);
+    std::string text;
+    for (int i = 0; i < 30; ++i) text += "a bird\tsang.\nover the river\n";
+    write_file_atomic((dir / "corpus.txt").string(), text);
+    lab::TrainConfig c;
+    c.task = lab::Task::chars, c.corpus = (dir / "corpus.txt").string();
+    c.steps = 5, c.d_model = 16, c.n_heads = 2, c.n_layers = 1, c.context = 16, c.batch = 4, c.warmup = 1, c.eval_every = 5;
+    c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet;
+    c.out = (dir / "chars.safetensors").string();
+    lab::train(c);
+    for (const char* program : {"phase1_single_head", "phase2_multi_head"}) {
+        INFO(program);
+        const std::string out = (dir / program).string();
+        // Without --sentence: the corpus's first 12 characters, whitespace spelled out on one line.
+        const auto r = spawn(program, {"--checkpoint", c.out, "--out", out, "--steps", "20"});
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);  // the grammar's default sentence is not forced on a character model
+        CHECK_THAT(r.output, Catch::Contains("a bird\\tsang."));
+        // --sentence in the model's characters; a character it never saw is refused by name.
+        const auto r2 = spawn(program, {"--checkpoint", c.out, "--out", out, "--steps", "20", "--sentence", "bird over"});
+        INFO(r2.output);
+        CHECK(r2.exit_code == 0);
+        CHECK_THAT(r2.output, Catch::Contains("bird over"));
+        check_rejected(program, {"--checkpoint", c.out, "--sentence", "bird!"}, "--sentence", "bird!", "!");
+    }
+}
+
 TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring and steps", "[phases][cli][phase5]") {
     check_rejected("phase5_seq2seq", {"--hidden", "7"}, "--hidden", "'7'", "even");
     check_rejected("phase5_seq2seq", {"--length", "3"}, "--length", "'3'", "between 4");
