@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "lab/attention_gradients.hpp"
 #include "lab/attention_stats.hpp"
 #include "lab/explorer/explorer.hpp"
 #include "lab/task.hpp"
@@ -180,8 +181,29 @@ Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m) {
                         {"weights", explorer::base64(explorer::float32_bytes(weights))}};
 }
 
+Json explorer_gradients(const nn::LoadedCheckpoint& ck, const std::vector<std::vector<std::string>>& sequences) {
+    if (!ck.model->config().causal)
+        throw ValueError("explorer_gradients: dL/dA of the next-token loss needs a causal model; a bidirectional one sees the next token");
+    Json out = Json::array();
+    for (const std::vector<std::string>& tokens : sequences) {
+        if (tokens.size() < 2) {  // one token predicts nothing: no loss to differentiate
+            out.push_back(Json());
+            continue;
+        }
+        std::vector<std::int64_t> ids;
+        for (const std::string& t : tokens) {
+            const auto it = std::find(ck.info.vocab.begin(), ck.info.vocab.end(), t);
+            if (it == ck.info.vocab.end()) throw ValueError("explorer_gradients: the token '" + t + "' is not in the model's vocabulary");
+            ids.push_back(it - ck.info.vocab.begin());
+        }
+        const AttentionGradients g = attention_gradients(*ck.model, ids);
+        out.push_back(Json::Object{{"loss", g.loss}, {"dA", explorer::gradients_json(g.grads)}});
+    }
+    return out;
+}
+
 Json explorer_data(const std::vector<std::pair<std::string, std::vector<std::string>>>& sentences, Json models) {
-    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 2}, {"decimals", explorer::kDecimals},
+    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 3}, {"decimals", explorer::kDecimals},
                              {"sentences", Json::array()}, {"models", std::move(models)}};
     std::int64_t H = 0;
     for (const Json& m : data.at("models").as_array()) H = std::max(H, m.at("n_heads").as_int64());
@@ -220,10 +242,12 @@ std::string write_explorer(const std::string& name, bool causal, const std::vect
 std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& name, const std::vector<AttentionOf>& sequences,
                            const std::string& dir) {
     const bool causal = ck.model->config().causal;
-    const Json model = explorer_model(ck, {"model", name, causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all",
-                                           name, prompt_framing(ck)});
+    Json model = explorer_model(ck, {"model", name, causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all",
+                                     name, prompt_framing(ck)});
     std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
-    for (const AttentionOf& a : sequences) sentences.emplace_back(a.text, a.tokens);
+    std::vector<std::vector<std::string>> listed;
+    for (const AttentionOf& a : sequences) sentences.emplace_back(a.text, a.tokens), listed.push_back(a.tokens);
+    if (causal) model["gradients"] = explorer_gradients(ck, listed);
     return write_explorer_page(explorer_data(sentences, Json(Json::Array{model})), dir);
 }
 

@@ -59,6 +59,13 @@ struct ExplorerModel {
 };
 Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m);
 
+// The page's "gradients" for a causal checkpoint: per sequence (tokens as the page frames them,
+// each in ck's vocabulary) {"loss", "dA": [layer][head][query][key]} from lab::attention_gradients,
+// rounded (explorer::gradients_json); null for a sequence of one token (no next token to predict).
+// ValueError for a bidirectional model (it is not trained on the next-token loss) or a token
+// outside the vocabulary.
+Json explorer_gradients(const nn::LoadedCheckpoint& ck, const std::vector<std::vector<std::string>>& sequences);
+
 // The page's data: the listed sentences (text, tokens) and the models (explorer_model's, or recorded).
 Json explorer_data(const std::vector<std::pair<std::string, std::vector<std::string>>>& sentences, Json models);
 
@@ -69,7 +76,8 @@ std::string write_explorer_page(const Json& data, const std::string& dir);
 // of `sequences` (same layer and head counts); the page shows those and cannot run others.
 std::string write_explorer(const std::string& name, bool causal, const std::vector<AttentionOf>& sequences, const std::string& dir);
 
-// The live page for checkpoint `ck` (called `name`), listing the sequences' texts first.
+// The live page for checkpoint `ck` (called `name`), listing the sequences' texts first; a causal
+// model's page carries their dL/dA (explorer_gradients) for the page's gradient toggle.
 std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& name, const std::vector<AttentionOf>& sequences,
                            const std::string& dir);
 

@@ -5,7 +5,8 @@
 // attention max(-A ⊙ dL/dA, 0) (weight that helps the prediction), heads averaged, rolled out through the layers beside
 // plain rollout; and a check that the drawn dL/dA equals central differences on the
 // largest entry of every head. The numbers go to metrics.json ("attention_gradients")
-// and, as matrices, to out/phase3/attention_gradients.json for the explorer.
+// and, as matrices, to out/phase3/attention_gradients.json (the explorer page carries the same
+// dL/dA, rounded, for every listed sentence: section 6 and lab::explorer_gradients).
 // Header-only because every .cpp in phases/ is a program of its own.
 #pragma once
 #include <cmath>

@@ -10,7 +10,8 @@
 //   3. one head's matrix as a 3-D landscape, turning through 360 degrees
 //   4. attention rollout through causal_model's layers, beside its raw last layer
 //   5. attention distance per layer and head: local or global, causal or bidirectional?
-//   6. the explorer page: both models' weights, run live in the page on any text (the toy sentences listed)
+//   6. the explorer page: both models' weights, run live in the page on any text (the toy sentences listed),
+//      and the causal model's dL/dA on the listed sentences for its weights | dL/dA toggle
 //   7. head types: which heads follow the grammar's dependencies (and on generated text, 7b)
 //   8. gradients through attention: dL/dA per head, gradient-weighted rollout
 // and writes out/phase3/: attention_flow, 3d_attention (+ .gif), attention_rollout,
@@ -313,11 +314,13 @@ void section6_explorer(Phase3& p) {
     Json models = Json::array();
     for (Studied& s : p.models) {
         const bool causal = s.model().config().causal;
-        models.push_back(lab::explorer_model(
+        Json m = lab::explorer_model(
             s.checkpoint, {s.key, s.name,
                            causal ? "TinyGPT, next-token prediction: a token sees itself and earlier ones"
                                   : "bidirectional encoder, masked-token prediction: a token sees all",
-                           p.opt.text(s.key == "causal" ? "checkpoint" : "compare-checkpoint"), {false, {"<bos>"}, {"<eos>"}}}));  // as section 1 frames them
+                           p.opt.text(s.key == "causal" ? "checkpoint" : "compare-checkpoint"), {false, {"<bos>"}, {"<eos>"}}});  // as section 1 frames them
+        if (causal) m["gradients"] = lab::explorer_gradients(s.checkpoint, p.sentence_tokens);  // the page's dL/dA toggle
+        models.push_back(std::move(m));
     }
     const std::string page = lab::write_explorer_page(lab::explorer_data(sentences, std::move(models)), p.out.dir());
     std::printf("  wrote %s (%zu KB: %zu sentences listed, %zu models' weights) and explorer_data.json\n", page.c_str(),

@@ -24,6 +24,12 @@
 //             attnlab's q = ln1(x) W_Qᵀ + b_Q (and k) for one head, query and key;
 //   unknown   a word the model lacks is named on the page with lab::nearest_words's five,
 //             and nothing is drawn — no script error;
+//   dL/dA     the "weights | dL/dA" toggle: with view=gradients the dL/dA button is pressed,
+//             no attention line is drawn, and the heatmap cells of a listed sentence are
+//             exactly every unmasked (head, query, key) of the layer, each holding the data's
+//             dL/dA, which is lab::attention_gradients' to 4 significant digits; without it,
+//             the weights button is pressed and no cell is drawn; typed text and the
+//             bidirectional model get a visible note instead of cells, and no script error;
 //   any model the page lab::write_explorer writes for a checkpoint (tinygpt show's), here a
 //             character model with a local window: its numbers, as above.
 // Every case requires the page's #error element to be empty, except the cases that give a
@@ -48,6 +54,7 @@
 #include <vector>
 
 #include "autograd/node.hpp"
+#include "lab/attention_gradients.hpp"
 #include "lab/options.hpp"
 #include "lab/show.hpp"
 #include "nn/checkpoint.hpp"
@@ -412,6 +419,79 @@ struct Checker {
 
 std::string url_encode(const std::string& text);
 
+// The whole tag (from '<' to '>') that contains `marker`, e.g. id="show-gradients" ("" if absent).
+std::string tag_with(const std::string& dom, const std::string& marker) {
+    const std::size_t at = dom.find(marker);
+    if (at == std::string::npos) return "";
+    const std::size_t open = dom.rfind('<', at);
+    return dom.substr(open, dom.find('>', at) - open);
+}
+
+// The dL/dA view's cells: (head, query, key) -> the data-grad the page wrote.
+Lines gradient_cells(const std::string& dom) {
+    Lines cells;
+    const std::size_t begin = dom.find("<section id=\"gradient-view\""), end = dom.find("</section>", begin);
+    if (begin == std::string::npos) throw ValueError("browser_test: no <section id=\"gradient-view\"> in the DOM");
+    for (std::size_t at = dom.find("<td ", begin); at < end; at = dom.find("<td ", at + 1)) {
+        const std::string tag = dom.substr(at, dom.find('>', at) - at);
+        if (attribute(tag, "data-grad").empty()) continue;
+        cells[{std::stol(attribute(tag, "data-head")), std::stol(attribute(tag, "data-query")), std::stol(attribute(tag, "data-key"))}] =
+            std::stod(attribute(tag, "data-grad"));
+    }
+    return cells;
+}
+
+// The toggle on causal_model's listed sentence s (from 0), layer `layer` (from 0): see the file's opening comment.
+void gradient_view(Checker& check, long s, long layer) {
+    const std::string fragment = "model=causal&sentence=" + std::to_string(s + 1) + "&layer=" + std::to_string(layer + 1);
+    const std::string weights_page = check.dom(fragment), page = check.dom(fragment + "&view=gradients");
+    std::string problem = Checker::page_error(page);
+    if (problem.empty()) problem = Checker::page_error(weights_page);
+    Model& m = check.model("causal");
+    const Json& dA = m.json->at("gradients").as_array().at(static_cast<std::size_t>(s)).at("dA");  // [layer][head][query][key]
+    const Reference r = reference(m, check.sentence(s));
+    const lab::AttentionGradients g = lab::attention_gradients(*m.checkpoint.model, r.ids);
+    const Tensor& want = g.grads.at(static_cast<std::size_t>(layer));  // [H, T, T]
+    const Lines cells = gradient_cells(page);
+    std::size_t expected = 0;
+    double worst = 0;  // largest |page - attnlab| / |attnlab| over the cells
+    for (long h = 0; problem.empty() && h < want.size(0); ++h)
+        for (long i = 0; problem.empty() && i < want.size(1); ++i)
+            for (long j = 0; problem.empty() && j <= i; ++j, ++expected) {  // causal: key <= query
+                const auto cell = cells.find({h, i, j});
+                const double data = dA.as_array()[static_cast<std::size_t>(layer)].as_array()[static_cast<std::size_t>(h)]
+                                        .as_array()[static_cast<std::size_t>(i)].as_array()[static_cast<std::size_t>(j)].as_double();
+                const double autograd = want.at({h, i, j});
+                const std::string where = "head " + std::to_string(h + 1) + " (" + std::to_string(i) + ", " + std::to_string(j) + ")";
+                if (cell == cells.end()) problem = "no cell for " + where;
+                else if (cell->second != data) problem = where + " shows " + std::to_string(cell->second) + ", the data holds " + std::to_string(data);
+                else if (autograd != 0) worst = std::max(worst, std::abs(data - autograd) / std::abs(autograd));
+                else if (data != 0) problem = where + " is " + std::to_string(data) + " where attnlab's dL/dA is 0";
+            }
+    if (problem.empty() && cells.size() != expected)
+        problem = std::to_string(cells.size()) + " cells, expected every unmasked pair of every head: " + std::to_string(expected);
+    if (problem.empty() && worst > 5.01e-4) problem = "the data's dL/dA differs from attnlab's by a relative " + std::to_string(worst);
+    if (problem.empty() && (attribute(tag_with(page, "id=\"show-gradients\""), "aria-pressed") != "true" ||
+                            attribute(tag_with(weights_page, "id=\"show-weights\""), "aria-pressed") != "true"))
+        problem = "the toggle's pressed button does not follow the view";
+    if (problem.empty() && (!dom_lines(page).lines.empty() || dom_lines(weights_page).lines.empty() || !gradient_cells(weights_page).empty()))
+        problem = "the toggle does not switch between attention lines (weights) and dL/dA cells";
+    char line[200];
+    std::snprintf(line, sizeof line, "dL/dA view #%s&view=gradients: %zu cells equal the data, which is attnlab's within a relative %.1e",
+                  fragment.c_str(), cells.size(), worst);
+    check.report(line, problem);
+}
+
+// In the dL/dA view, a text with no embedded gradients shows `note`, draws no cell and raises no script error.
+void gradient_note(Checker& check, const std::string& fragment, const std::string& note) {
+    const std::string page = check.dom(fragment);
+    std::string problem = Checker::page_error(page);
+    const std::string shown = element_text(page, "<p id=\"gradient-note\"", "</p>");
+    if (problem.empty() && shown.find(note) == std::string::npos) problem = "#gradient-note reads '" + shown + "', expected '" + note + "'";
+    if (problem.empty() && !gradient_cells(page).empty()) problem = "dL/dA cells are drawn where the page has no gradients";
+    check.report("#" + fragment + ": \"" + note + "\"", problem);
+}
+
 // The page `tinygpt show --checkpoint` writes, for a character model with random weights (scaled up
 // so attention is far from uniform) and a ±2 window on top of the causal mask: its numbers on a text.
 void character_model_page(Checker& check) {
@@ -482,6 +562,11 @@ void run_checks(const std::string& browser, const Report& report, double& worst_
            Checker::compare(first, other_lines, other_edge).empty() ? "the comparison accepted them" : "");
     check.neuron();
     check.unknown_word();
+    gradient_view(check, 0, 1);
+    gradient_view(check, 2, 0);
+    gradient_note(check, "model=causal&text=" + url_encode(kNewSentences[0]) + "&view=gradients",
+                  "dL/dA exists for the listed sentences only");
+    gradient_note(check, "model=bidirectional&sentence=1&view=gradients", "multi_head_model has no dL/dA");
     character_model_page(check);
 
     std::filesystem::remove(kScreenshot);

@@ -3,14 +3,14 @@
 // runs the trained models itself: it carries their weights and computes their forward
 // pass in JavaScript on any text the learner types in the models' vocabulary.
 //
-// The page is written by hand in four files beside this one — explorer.html (the
-// skeleton), explorer.css, model.js (the forward pass) and explorer.js (the views) — so
-// each reads as what it is. render_page inlines the three into the skeleton and adds the data as a JSON script element: no
+// The page is written by hand in five files beside this one — explorer.html (the
+// skeleton), explorer.css, model.js (the forward pass), gradients.js (the dL/dA view) and
+// explorer.js (the other views) — so each reads as what it is. render_page inlines the four into the skeleton and adds the data as a JSON script element: no
 // network, no libraries, one file to open or send. The JavaScript documents the page's
 // behaviour, its forward pass and its URL fragment; this file documents the data.
 //
 // The data (also written alone as explorer_data.json, which tools/browser_test reads):
-//   { "format": "attnlab-explorer", "version": 2, "decimals": 4,
+//   { "format": "attnlab-explorer", "version": 3, "decimals": 4,
 //     "head_colors": ["#1f77b4", ...],            the figures' palette, head index h -> colour h
 //     "sentences": [ {"text": "the cat sat on the mat",
 //                     "tokens": ["<bos>", "the", "cat", "sat", "on", "the", "mat", "<eos>"]}, ... ],
@@ -22,7 +22,14 @@
 //      "vocab": ["<pad>", "<bos>", ...],          id -> token text
 //      "tokenizer": {"unit": "word" | "char", "prefix": ["<bos>"], "suffix": ["<eos>"]},
 //      "tensors": [{"name": "tok_emb.weight", "shape": [109, 64]}, ...],   named_parameters() order
-//      "weights": "base64 of every tensor's float32 values, little-endian, one after another"}
+//      "weights": "base64 of every tensor's float32 values, little-endian, one after another",
+//      "gradients": [ per listed sentence: {"loss": 2.31, "dA": [layer][head][query][key]} or null ]}  (version 3)
+//   "gradients" (causal models only: lab::explorer_gradients) is what the page's "dL/dA" toggle
+//   draws: lab::attention_gradients' dL/dA of the sentence's mean next-token cross-entropy
+//   ("loss"; null for a one-token sentence), 0 where the mask blocks a pair, rounded to kGradientDigits significant digits
+//   (gradients span decades, so fixed decimals would zero the small ones). The page cannot
+//   differentiate, so typed text gets no gradients; a bidirectional model has none because it
+//   is not trained on the next-token loss (it sees the next token).
 //   Exact float32 weights, so the page's forward pass equals attnlab's to float rounding
 //   (tools/browser_test.cpp checks 1e-4); base64 takes 5.3 characters per weight.
 // A recorded model (`tinygpt show --from-npy`: weights without a model) holds what was
@@ -58,12 +65,22 @@ inline double round_weight(double w) {
     return std::round(w * scale) / scale;
 }
 
-// One sequence's attention, layers[l]: [H, T, T] -> JSON [layer][head][query][key], rounded.
-inline Json attention_json(const std::vector<Tensor>& layers) {
+inline constexpr int kGradientDigits = 4;
+
+// g rounded to kGradientDigits significant digits: keeps sign and magnitude at any scale.
+inline double round_gradient(double g) {
+    if (g == 0 || !std::isfinite(g)) return g;
+    const double scale = std::pow(10.0, kGradientDigits - 1 - std::floor(std::log10(std::abs(g))));
+    return std::round(g * scale) / scale;
+}
+
+// One sequence's matrices, layers[l]: [H, T, T] -> JSON [layer][head][query][key], each value round()ed.
+template <class Round>
+Json matrices_json(const std::vector<Tensor>& layers, Round round, const char* what) {
     Json out = Json::array();
     for (const Tensor& layer : layers) {
         if (layer.dim() != 3 || layer.size(1) != layer.size(2))
-            throw ShapeError("explorer::attention_json: each layer must be [H, T, T], got " + layer.shape().str());
+            throw ShapeError(std::string("explorer::") + what + ": each layer must be [H, T, T], got " + layer.shape().str());
         const std::int64_t H = layer.size(0), T = layer.size(1);
         const std::vector<double> w = layer.contiguous().to_vector<double>();
         Json heads = Json::array();
@@ -71,7 +88,7 @@ inline Json attention_json(const std::vector<Tensor>& layers) {
             Json rows = Json::array();
             for (std::int64_t i = 0; i < T; ++i) {
                 Json row = Json::array();
-                for (std::int64_t j = 0; j < T; ++j) row.push_back(round_weight(w[static_cast<std::size_t>((h * T + i) * T + j)]));
+                for (std::int64_t j = 0; j < T; ++j) row.push_back(round(w[static_cast<std::size_t>((h * T + i) * T + j)]));
                 rows.push_back(std::move(row));
             }
             heads.push_back(std::move(rows));
@@ -80,6 +97,10 @@ inline Json attention_json(const std::vector<Tensor>& layers) {
     }
     return out;
 }
+
+// Attention weights, rounded to kDecimals places; dL/dA, to kGradientDigits significant digits.
+inline Json attention_json(const std::vector<Tensor>& layers) { return matrices_json(layers, round_weight, "attention_json"); }
+inline Json gradients_json(const std::vector<Tensor>& layers) { return matrices_json(layers, round_gradient, "gradients_json"); }
 
 // bytes as base64 (RFC 4648, with '=' padding): what the page's atob() reads back.
 inline std::string base64(const std::string& bytes) {
@@ -117,16 +138,18 @@ inline std::string script_safe_json(const Json& data) {
     return out;
 }
 
-// The finished page: explorer.html with explorer.css, model.js, explorer.js and the data inlined.
+// The finished page: explorer.html with explorer.css, model.js, gradients.js, explorer.js and the data inlined.
 // Each marker must occur exactly once in the skeleton (ValueError otherwise); they are
 // all found before anything is inserted, so inserted text is never searched for markers.
 inline std::string render_page(const Json& data, const std::string& dir = template_dir()) {
     const std::string skeleton = read_file(dir + "/explorer.html");
-    // model.js (the forward pass) and explorer.js (the page) share one script element, in that order.
-    const std::string css = read_file(dir + "/explorer.css"), js = read_file(dir + "/model.js") + "\n" + read_file(dir + "/explorer.js");
+    // model.js (the forward pass), gradients.js (the dL/dA view) and explorer.js (the page, which
+    // runs on load) share one script element, in that order.
+    const std::string css = read_file(dir + "/explorer.css"),
+                      js = read_file(dir + "/model.js") + "\n" + read_file(dir + "/gradients.js") + "\n" + read_file(dir + "/explorer.js");
     // The inlined files must not end the element that holds them.
     if (css.find("</style") != std::string::npos) throw ValueError("explorer: explorer.css contains </style");
-    if (js.find("</script") != std::string::npos) throw ValueError("explorer: model.js or explorer.js contains </script");
+    if (js.find("</script") != std::string::npos) throw ValueError("explorer: model.js, gradients.js or explorer.js contains </script");
     struct Fill {
         std::string marker, content;
         std::size_t at = 0;

@@ -21,6 +21,9 @@
 //               query's whole row (how the softmax shares the weight out).
 //   predictions each position's most likely tokens from the logits (next token for a
 //               causal model, the token itself for a masked-token one).
+// The "weights | dL/dA" toggle (gradients.js) swaps the head view for heatmaps of the
+// loss's gradient with respect to the weights, on the listed sentences, and colours the
+// model view by it too.
 // "All numbers" holds every model's logits and weights on the text as JSON (#numbers-json) to copy.
 //
 // The view is one state object, drawn by render(); every control only changes the
@@ -35,6 +38,7 @@
 //   model=<key>  sentence=N (a listed sentence) or text=... (any text)  layer=N
 //   head=N[,N...] (the heads shown; default all)  token=N (a query) or key=N (a key)
 //   neuron=H,Q,K (the neuron view's head, query and key)  numbers=1 (open "All numbers")
+//   view=gradients (the dL/dA view; view=weights, the default, is the head view)
 // The state and the data-* attributes hold array indices from 0; only labels and the
 // fragment add 1.
 "use strict";
@@ -52,7 +56,7 @@ const decimals = data.decimals;
 // The whole view. sentence: a listed sentence's index, or -1 for typed text. selection: null or
 // {side: "query" | "key", index}; hover overrides it while the pointer is on a token.
 const state = { model: 0, sentence: 0, text: "", layer: 0, heads: [], selection: null, hover: null,
-                neuron: { head: 0, query: 0, key: 0 }, numbers: false };
+                neuron: { head: 0, query: 0, key: 0 }, numbers: false, view: "weights" };
 
 const model = () => data.models[state.model];
 const live = (m) => typeof m.weights === "string";
@@ -124,12 +128,12 @@ function parseNumber(key, text, count, what, first) {
 const parseOrdinal = (key, text, count, what) => parseNumber(key, text, count, what, 1);   // sentence, layer, head
 const parsePosition = (key, text, count, what) => parseNumber(key, text, count, what, 0);  // token, key
 
-const fragmentKeys = ["model", "sentence", "text", "layer", "head", "token", "key", "neuron", "numbers"];
+const fragmentKeys = ["model", "sentence", "text", "layer", "head", "token", "key", "neuron", "numbers", "view"];
 
 // The view a fragment describes, starting from the defaults; throws Error naming the first bad key.
 function readFragment(hash) {
   const view = { model: 0, sentence: 0, text: data.sentences.length ? data.sentences[0].text : "", layer: 0, heads: [],
-                 selection: null, neuron: null, numbers: false };
+                 selection: null, neuron: null, numbers: false, view: "weights" };
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   for (const key of params.keys())
     if (!fragmentKeys.includes(key)) throw new Error(`unknown key '${key}' (${fragmentKeys.join(", ")})`);
@@ -164,6 +168,10 @@ function readFragment(hash) {
                     key: parsePosition("neuron key", parts[2], n, "the text's tokens") };
   }
   view.numbers = params.get("numbers") === "1";
+  if (params.has("view")) {
+    view.view = params.get("view");
+    if (!["weights", "gradients"].includes(view.view)) throw new Error(`view=${view.view}: give view=weights or view=gradients`);
+  }
   return view;
 }
 
@@ -186,6 +194,7 @@ function fragment() {
   if (state.selection) parts.push(`${state.selection.side === "query" ? "token" : "key"}=${state.selection.index}`);
   if (state.neuron && live(model())) parts.push(`neuron=${state.neuron.head + 1},${state.neuron.query},${state.neuron.key}`);
   if (state.numbers) parts.push("numbers=1");
+  if (state.view === "gradients") parts.push("view=gradients");
   return "#" + parts.join("&");
 }
 
@@ -237,6 +246,8 @@ function buildControls() {
   layerSelect.addEventListener("change", () => { state.layer = Number(layerSelect.value); render(); });
   const numbers = document.getElementById("numbers-toggle");
   numbers.addEventListener("change", () => { state.numbers = numbers.checked; render(); });
+  for (const view of ["weights", "gradients"])
+    document.getElementById(`show-${view}`).addEventListener("click", () => { state.view = view; render(); });
 }
 
 // Controls whose options depend on the model (layers, heads) are rebuilt on every render.
@@ -247,6 +258,7 @@ function syncControls() {
   modelField.querySelectorAll("input").forEach((r) => { r.checked = Number(r.value) === state.model; });
   layerSelect.replaceChildren(...Array.from({ length: model().n_layers }, (_, l) => element("option", { value: l }, `${l + 1}`)));
   layerSelect.value = String(state.layer);
+  for (const view of ["weights", "gradients"]) document.getElementById(`show-${view}`).setAttribute("aria-pressed", state.view === view);
   headField.querySelectorAll("button").forEach((b) => b.remove());
   state.heads.forEach((on, h) => {
     const button = element("button", { type: "button", class: "head", "aria-pressed": on, style: `--c: ${headColor(h)}` }, `head ${h + 1}`);
@@ -367,8 +379,10 @@ function drawDetail(selection) {
 
 // ---- the model view: every layer and head at once ---------------------------------
 
-function drawModelView() {
+// grad: gradientsOf() in the dL/dA view (squares coloured by dL/dA on its diverging scale), else null.
+function drawModelView(grad) {
   const grid = document.getElementById("model-view");
+  if (grad && grad.problem) { grid.replaceChildren(); return; }
   const T = tokens().length, cell = Math.max(3, Math.min(12, Math.floor(132 / T))), size = cell * T;
   grid.style.setProperty("--columns", model().n_heads);
   const panels = [];
@@ -376,10 +390,12 @@ function drawModelView() {
     const current = l === state.layer && state.heads[h];
     const thumb = element("svg", { class: "thumb" + (current ? " current" : ""), width: size + 2, height: size + 2,
                                    role: "img", "data-layer": l, "data-head": h });
-    thumb.append(element("title", {}, `layer ${l + 1}, head ${h + 1}: rows are queries, columns keys; click to study it`));
+    thumb.append(element("title", {}, `layer ${l + 1}, head ${h + 1}${grad ? " (dL/dA)" : ""}: rows are queries, columns keys; click to study it`));
     thumb.append(element("rect", { x: 0.5, y: 0.5, width: size + 1, height: size + 1, class: "frame" }));
     w.forEach((row, i) => row.forEach((v, j) => {
       if (masked(i, j)) thumb.append(element("rect", { x: 1 + j * cell, y: 1 + i * cell, width: cell, height: cell, class: "masked" }));
+      else if (grad) thumb.append(element("rect", { x: 1 + j * cell, y: 1 + i * cell, width: cell, height: cell,
+                                                    fill: divergingColour(grad.layers[l][h][i][j], grad.biggest) }));
       else if (v > 0) thumb.append(element("rect", { x: 1 + j * cell, y: 1 + i * cell, width: cell, height: cell,
                                                      fill: headColor(h), "fill-opacity": v }));
     }));
@@ -528,16 +544,37 @@ function render() {
   unknown.textContent = result.problem ?? "";
   const what = state.sentence >= 0 ? `sentence ${state.sentence + 1}` : `“${state.text}”`;
   const status = document.getElementById("status");
+  const gradientNote = document.getElementById("gradient-note");
+  gradientNote.textContent = "";
   if (result.problem) {
-    for (const id of ["model-view", "neuron", "predictions", "detail"]) document.getElementById(id).replaceChildren();
+    for (const id of ["model-view", "neuron", "predictions", "detail", "gradient-view"]) document.getElementById(id).replaceChildren();
     svg.replaceChildren();
     svg.setAttribute("width", 0), svg.setAttribute("height", 0);  // no empty frame where the drawing was
     document.getElementById("numbers-json").textContent = "";
     status.textContent = `${model().name}, ${what}: nothing to show`;
+  } else if (state.view === "gradients") {
+    const grad = gradientsOf();
+    svg.replaceChildren();
+    svg.setAttribute("width", 0), svg.setAttribute("height", 0);
+    document.getElementById("detail").replaceChildren();
+    if (grad.problem) document.getElementById("gradient-view").replaceChildren();
+    else drawGradientView(grad);
+    gradientNote.textContent = grad.problem ?? "";
+    drawModelView(grad);
+    drawNeuronView();
+    drawPredictions();
+    drawNumbers();
+    const shown = shownHeads().map((h) => h + 1);
+    status.textContent =
+      `${model().name} (${model().causal ? "causal" : "bidirectional"}), ${what}, layer ${state.layer + 1}, ` +
+      `${shown.length ? "head " + shown.join(", ") : "no head"}: dL/dA ` +
+      (grad.problem ? "not available" : `of the next-token loss ${grad.loss.toFixed(4)}, ` +
+                                        `${document.querySelectorAll("#gradient-view td[data-grad]").length} cells`);
   } else {
+    document.getElementById("gradient-view").replaceChildren();
     drawTokens();
     drawLines();
-    drawModelView();
+    drawModelView(null);
     drawNeuronView();
     drawPredictions();
     drawNumbers();

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "lab/attention_gradients.hpp"
 #include "lab/explorer/explorer.hpp"
 #include "lab/show.hpp"
 #include "tensor/ops.hpp"
@@ -92,13 +93,58 @@ TEST_CASE("write_explorer with a checkpoint writes the live page for any vocabul
     lab::AttentionOf listed{"", "ab a", {"a", "b", "_", "a"}, {}};
     const std::string page = lab::write_explorer(chars, "chars", {listed}, dir);
     const Json data = load_json(dir + "/explorer_data.json");
-    CHECK(data.at("version").as_int64() == 2);
+    CHECK(data.at("version").as_int64() == 3);
     CHECK(data.at("sentences").as_array()[0].at("text").as_string() == "ab a");
     const Json& m = data.at("models").as_array().at(0);
     CHECK(m.at("tokenizer").at("unit").as_string() == "char");
     CHECK_FALSE(m.at("causal").as_bool());
     CHECK(m.find("attention") == nullptr);  // live: the page computes the weights
+    CHECK(m.find("gradients") == nullptr);  // bidirectional: no next-token loss to differentiate
     const std::string html = read_file(page);
     CHECK(html.find(m.at("weights").as_string()) != std::string::npos);
     CHECK(html.find("function forward(model, tensors, ids)") != std::string::npos);  // model.js is inlined
+}
+
+TEST_CASE("round_gradient keeps 4 significant digits, sign and magnitude", "[lab][show][explorer]") {
+    CHECK(explorer::round_gradient(0.000123456) == Approx(0.0001235).epsilon(1e-12));
+    CHECK(explorer::round_gradient(-12.34567) == Approx(-12.35).epsilon(1e-12));
+    CHECK(explorer::round_gradient(0.0) == 0.0);
+}
+
+TEST_CASE("the page's dL/dA are lab::attention_gradients' for each listed sentence", "[lab][show][explorer][attention_gradients]") {
+    const std::vector<std::string> vocab{"<pad>", "<bos>", "<eos>", "a", "b", "c"};
+    nn::LoadedCheckpoint ck = checkpoint(small(6), vocab, "toy");
+    for (const nn::NamedParameter& p : ck.model->named_parameters())  // away from uniform attention, so dL/dA differs by entry
+        if (p.name.find("ln") == std::string::npos) copy_(p.tensor.detach(), p.tensor.detach() * 4.0);
+    const std::vector<std::vector<std::string>> listed{{"<bos>", "a", "c", "b", "<eos>"}, {"<bos>", "b", "a", "<eos>"}, {"a"}};
+    const Json grads = lab::explorer_gradients(ck, listed);
+    REQUIRE(grads.size() == 3);
+    CHECK(grads.as_array()[2].is_null());  // one token: nothing to predict
+    for (std::size_t s = 0; s < 2; ++s) {
+        std::vector<std::int64_t> ids;
+        for (const std::string& t : listed[s]) ids.push_back(std::find(vocab.begin(), vocab.end(), t) - vocab.begin());
+        const lab::AttentionGradients g = lab::attention_gradients(*ck.model, ids);
+        const Json& page = grads.as_array()[s];
+        CHECK(page.at("loss").as_double() == Approx(g.loss).epsilon(1e-12));
+        const Json& dA = page.at("dA");  // [layer][head][query][key]
+        REQUIRE(dA.size() == g.grads.size());
+        const auto T = static_cast<std::int64_t>(ids.size());
+        double biggest = 0;
+        for (std::size_t l = 0; l < g.grads.size(); ++l)
+            for (std::int64_t h = 0; h < 2; ++h)
+                for (std::int64_t i = 0; i < T; ++i)
+                    for (std::int64_t j = 0; j < T; ++j) {
+                        const double want = g.grads[l].at({h, i, j});
+                        const double got = dA.as_array()[l].as_array()[static_cast<std::size_t>(h)].as_array()[static_cast<std::size_t>(i)]
+                                               .as_array()[static_cast<std::size_t>(j)].as_double();
+                        INFO("sentence " << s << " layer " << l << " head " << h << " (" << i << ", " << j << ")");
+                        CHECK(got == Approx(want).epsilon(5.01e-4));  // 4 significant digits: at most half a unit in the 4th
+                        CHECK((got > 0) == (want > 0));
+                        biggest = std::max(biggest, std::abs(got));
+                    }
+        CHECK(biggest > 1e-3);  // real gradients, not zeros matched by zeros
+    }
+    const nn::LoadedCheckpoint bidirectional = checkpoint(small(6, false), vocab, "toy");
+    CHECK_THROWS_WITH(lab::explorer_gradients(bidirectional, listed), Catch::Contains("needs a causal model"));
+    CHECK_THROWS_WITH(lab::explorer_gradients(ck, {{"<bos>", "zebra"}}), Catch::Contains("'zebra' is not in the model's vocabulary"));
 }

@@ -19,6 +19,7 @@ std::string write_template(const std::string& html, const std::string& css = "b{
     write_file_atomic(dir + "/explorer.css", css);
     write_file_atomic(dir + "/explorer.js", js);
     write_file_atomic(dir + "/model.js", "m=1;");
+    write_file_atomic(dir + "/gradients.js", "g=1;");
     return dir;
 }
 
@@ -65,7 +66,7 @@ TEST_CASE("render_page fills each marker once and checks the template", "[phase3
     data["note"] = "/*@SCRIPT@*/ @DATA@";  // marker text inside the data is data, not a marker
     const std::string page = explorer::render_page(
         data, write_template("<style>/*@STYLE@*/</style><script id=d>@DATA@</script><script>/*@SCRIPT@*/</script>"));
-    CHECK(page == "<style>b{}</style><script id=d>{\"note\":\"/*@SCRIPT@*/ @DATA@\"}</script><script>m=1;\nx=1;</script>");
+    CHECK(page == "<style>b{}</style><script id=d>{\"note\":\"/*@SCRIPT@*/ @DATA@\"}</script><script>m=1;\ng=1;\nx=1;</script>");  // model.js, gradients.js, explorer.js
 
     CHECK_THROWS_AS(explorer::render_page(data, write_template("/*@STYLE@*/ /*@SCRIPT@*/")), ValueError);  // no @DATA@
     CHECK_THROWS_AS(explorer::render_page(data, write_template("/*@STYLE@*/ /*@SCRIPT@*/ @DATA@ @DATA@")), ValueError);
