@@ -78,8 +78,9 @@ PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
         readme-figures help clean metrics-reference check-metrics
 .DEFAULT_GOAL := all
 
-# Parallel by default where it is safe: compiling, and training the three checkpoints.
-# The phase programs then run one after another, so their printouts do not interleave.
+# Parallel by default: compiling, training the three checkpoints, and running the phase
+# programs (two at a time on two cores; --output-sync prints each one's printout whole when
+# it ends, so they never interleave; each writes only its own out/phaseN/ and out/data/ files).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # ...unless the caller chose with -j: then the jobserver is already there to share.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
@@ -88,7 +89,8 @@ PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 all:
 	@$(MAKE) --no-print-directory $(PARALLEL) build
 	@$(MAKE) --no-print-directory $(PARALLEL) train
-	@for t in plots-demo $(PHASES) gallery; do $(MAKE) --no-print-directory $$t || exit 1; done
+	@$(MAKE) --no-print-directory $(PARALLEL) --output-sync=target plots-demo $(PHASES)
+	@$(MAKE) --no-print-directory gallery
 	@echo "all: open out/index.html"
 
 ## test-browser  check out/phase3/explorer.html in headless Chromium (installs Debian's chromium if missing)
