@@ -80,16 +80,20 @@ PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
 # Parallel by default: compiling, training the three checkpoints, and running the phase
 # programs (two at a time on two cores; --output-sync prints each one's printout whole when
-# it ends, so they never interleave; each writes only its own out/phaseN/ and out/data/ files).
+# it ends, so they never interleave; each writes only its own out/phaseN/ and out/data/ files;
+# so phase 4 and 5's printouts come after the short phases').
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # ...unless the caller chose with -j: then the jobserver is already there to share.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
+
+# Started longest first, so the two cores finish together (phase 5 alone is half the run).
+LONGEST_FIRST := $(filter phase5 phase4,$(PHASES)) plots-demo $(filter-out phase5 phase4,$(PHASES))
 
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
 all:
 	@$(MAKE) --no-print-directory $(PARALLEL) build
 	@$(MAKE) --no-print-directory $(PARALLEL) train
-	@$(MAKE) --no-print-directory $(PARALLEL) --output-sync=target plots-demo $(PHASES)
+	@$(MAKE) --no-print-directory $(PARALLEL) --output-sync=target $(LONGEST_FIRST)
 	@$(MAKE) --no-print-directory gallery
 	@echo "all: open out/index.html"
 
