@@ -153,21 +153,24 @@ PackBuffers<T>& pack_buffers() {
 // log2(W) rounds of interleaving the first half of the rows with the second
 // (row 2i takes the low halves of rows i and i + W/2, element by element, row
 // 2i+1 the high halves) turn rows into columns. Only moves values.
+// Element n of the result: element Offset + n/2 of a (n even) or of b (n odd). Constant
+// indices, so __builtin_shufflevector, which GCC and clang both have, is one instruction.
+template <int Offset, int... N>
+inline Vec<float> interleave(const Vec<float>& a, const Vec<float>& b, std::integer_sequence<int, N...>) {
+    constexpr int W = static_cast<int>(sizeof...(N));
+    return __builtin_shufflevector(a, b, (Offset + N / 2 + (N % 2) * W)...);
+}
+
 inline void transpose_block(Vec<float> (&v)[TileShape<float>::kLanes]) {
     constexpr int W = TileShape<float>::kLanes;
-    typedef std::int32_t Index __attribute__((vector_size(kVectorBytes)));
-    Index lo, hi;
-    for (int i = 0; i < W / 2; ++i) {
-        lo[2 * i] = i, lo[2 * i + 1] = i + W;
-        hi[2 * i] = i + W / 2, hi[2 * i + 1] = i + W / 2 + W;
-    }
+    constexpr auto lanes = std::make_integer_sequence<int, W>{};
 #pragma GCC unroll 8
     for (int round = 1; round < W; round *= 2) {
         Vec<float> t[W];
 #pragma GCC unroll 16
         for (int i = 0; i < W / 2; ++i) {
-            t[2 * i] = __builtin_shuffle(v[i], v[i + W / 2], lo);
-            t[2 * i + 1] = __builtin_shuffle(v[i], v[i + W / 2], hi);
+            t[2 * i] = interleave<0>(v[i], v[i + W / 2], lanes);          // low halves, element by element
+            t[2 * i + 1] = interleave<W / 2>(v[i], v[i + W / 2], lanes);  // high halves
         }
 #pragma GCC unroll 16
         for (int i = 0; i < W; ++i) v[i] = t[i];

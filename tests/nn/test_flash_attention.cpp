@@ -180,12 +180,13 @@ TEST_CASE("flash attention reads causal, local and strided masks as rules, never
     Generator gen(9);
     Tensor q = randn({1, T, 8}, kFloat32, gen), k = randn({1, T, 8}, kFloat32, gen), v = randn({1, T, 8}, kFloat32, gen);
     NoGradGuard no_grad;
-    for (const auto& [name, mask] : std::vector<std::pair<std::string, Mask>>{
+    for (const auto& named : std::vector<std::pair<std::string, Mask>>{
              {"causal", Mask::causal(T)},
              {"local", Mask::local(T, T, 100)},
              {"strided", Mask::strided(T, T, 64)},
              {"causal & padding", Mask::causal(T) & Mask::padding({T - 5}, T)}}) {
-        INFO("mask " << name);
+        const Mask& mask = named.second;  // not a structured binding: clang 14 cannot capture one in a lambda
+        INFO("mask " << named.first);
         CHECK(peak_extra_storage_bytes([&] { flash_attention(q, k, v, mask); }) < tensor_bytes / 16);
     }
     // The composed path builds the tensor on first use: a fresh causal mask costs it the 16 MiB.
