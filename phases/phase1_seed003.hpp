@@ -6,13 +6,19 @@
 //        By hand: XXᵀ = [[2,0,2],[0,8,4],[2,4,4]], so row 1 is [e, 1, e]/(2e + 1) and
 //        token 3 ([1,1,1,1]) gives token 2 ([0,2,0,2]) as much weight as itself.
 //   §4   a SelfAttention layer (W_Q, W_K, W_V, no W_O) with random weights on 5 random
-//        tokens of width 8, as the seed runs it: the weights are spread out (nothing is
-//        learned), each row sums to 1, and the output keeps the input's shape.
-// tests/phases/test_seed_sections.cpp checks §3.1's numbers against the hand computation.
+//        tokens of width 8, as the seed runs it (W ~ N(0, 1/d_model)): the weights are spread
+//        out (nothing is learned) but not uniform, each row sums to 1, and the output keeps the
+//        input's shape; beside it, how near uniform each init is, with and without 1/sqrt(d_k).
+// tests/phases/test_seed_sections.cpp checks §3.1's numbers against the hand computation and
+// §4's entropy / log T for both inits, scaled and not.
 #pragma once
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
+#include "autograd/node.hpp"
+#include "lab/attention_stats.hpp"
 #include "lab/report.hpp"
 #include "nn/attention.hpp"
 #include "phases/phase_common.hpp"
@@ -57,24 +63,66 @@ inline void section6_seed003_three_tokens(Frame& p) {
                  "Phase 1: seed 003's three-token example with Q = K = V = X: weights softmax(X X^T / 2); token 2 (the largest) draws the most weight.");
 }
 
+// §4's layer on §4's input: X [5, 8] and the weights drawn from Generator(seed), in that order.
+// Seed003Init::seed draws W_Q, W_K, W_V as the seed's numpy does, N(0, 1) / sqrt(d_model); ::layer
+// keeps nn::Linear's own U(±1/sqrt(d_model)) (PyTorch's default), whose std is 1/sqrt(3) of the
+// seed's, so its scores are 3x smaller. scale: as SelfAttention::forward (1.0 = unscaled q·k).
+enum class Seed003Init { seed, layer };
+struct RandomSelfAttention {
+    nn::AttentionResult r;  // output (5, 8), weights (5, 5)
+    std::int64_t parameters = 0;
+    double entropy_ratio = 0;     // mean over rows of H(row) / log T: 1 = uniform, 0 = one key
+    double max_from_uniform = 0;  // max |A - 1/T|
+};
+inline RandomSelfAttention seed003_random_self_attention(std::uint64_t seed, Seed003Init init = Seed003Init::seed,
+                                                         std::optional<double> scale = std::nullopt) {
+    NoGradGuard no_grad;  // a forward only: nothing is trained
+    Generator gen(seed);
+    const Tensor X = randn({5, 8}, kFloat32, gen);  // (T, d_model): random tokens
+    nn::SelfAttention attn(8, 8, gen);             // W_Q, W_K, W_V [d_k, d_model], no bias, no W_O
+    if (init == Seed003Init::seed) {
+        for (nn::Linear* l : {&attn.w_q, &attn.w_k, &attn.w_v}) copy_(l->weight, randn({8, 8}, kFloat32, gen) / std::sqrt(8.0));
+    }
+    RandomSelfAttention a{attn.forward(X, nn::Mask(), scale), attn.parameter_count()};
+    a.entropy_ratio = mean(lab::row_entropy(a.r.weights)).item() / std::log(5.0);
+    a.max_from_uniform = max(abs(a.r.weights - 0.2)).item();
+    return a;
+}
+
 inline void section7_seed003_random_self_attention(Frame& p) {
     section("8. Seed 003, section 4: a random SelfAttention layer (5 tokens, d_model = d_k = 8)");
-    Generator gen(p.seed);
-    const Tensor X = randn({5, 8}, kFloat32, gen);  // (T, d_model): random tokens
-    nn::SelfAttention attn(8, 8, gen);             // W_Q, W_K, W_V: random, untrained
-    const nn::AttentionResult r = attn.forward(X);
-    std::printf("input %s -> output %s, weights %s; %lld parameters (3 d_model d_k)\n", X.shape().str().c_str(),
-                r.output.shape().str().c_str(), r.weights.shape().str().c_str(), static_cast<long long>(attn.parameter_count()));
-    std::cout << "weights:\n" << r.weights << "\nrow sums: " << sum(r.weights, -1) << "\n";
-    const double max_w = max(r.weights).item(), min_w = -max(-r.weights).item();
-    std::printf("weights range from %.3f to %.3f (uniform: 0.200): random projections give spread-out attention\n", min_w, max_w);
-    p.m["seed003_random_self_attention"] = Json::Object{{"weights", to_json(r.weights)}, {"max_weight", max_w}, {"min_weight", min_w},
-                                                        {"parameters", attn.parameter_count()}};
-    p.out.figure(plots::heatmap(to_matrix(r.weights), seed003_heatmap_options("Seed 003 sec. 4: random SelfAttention",
-                                                                               {"1", "2", "3", "4", "5"}, "Attending to (position)",
-                                                                               "Attending from (position)")),
+    const RandomSelfAttention a = seed003_random_self_attention(p.seed);  // the seed's init, scaled
+    const Tensor& w = a.r.weights;
+    std::printf("input [5, 8] -> output %s, weights %s; %lld parameters (3 d_model d_k); W ~ N(0, 1/d_model) as the seed draws them\n",
+                a.r.output.shape().str().c_str(), w.shape().str().c_str(), static_cast<long long>(a.parameters));
+    std::cout << "weights:\n" << w << "\nrow sums: " << sum(w, -1) << "\n";
+    const double max_w = max(w).item(), min_w = -max(-w).item();
+    std::printf("weights range from %.4f to %.4f (uniform: 0.2); entropy / log 5 = %.3f, max |A - 0.2| = %.3f\n", min_w, max_w,
+                a.entropy_ratio, a.max_from_uniform);
+    // How near uniform a random layer is depends on its init and on the 1/sqrt(d_k): the mean over 100 draws.
+    lab::Table t({{"init", "init", 34, -1}, {"scaled", "scores", 10, -1}, {"entropy_ratio", "H / log 5", 9, 3},
+                  {"max_from_uniform", "max |A - 0.2|", 13, 3}}, "  ");
+    t.print_header();
+    for (Seed003Init init : {Seed003Init::seed, Seed003Init::layer})
+        for (bool scaled : {true, false}) {
+            double h = 0, d = 0;
+            for (std::uint64_t s = 0; s < 100; ++s) {
+                const RandomSelfAttention b = seed003_random_self_attention(p.seed + s, init, scaled ? std::nullopt : std::optional<double>(1.0));
+                h += b.entropy_ratio / 100, d += b.max_from_uniform / 100;
+            }
+            t.row({init == Seed003Init::seed ? "seed's N(0, 1/d_model)" : "nn::Linear's U(+-1/sqrt(d_model))",
+                   scaled ? "/ sqrt(8)" : "unscaled", h, d});
+        }
+    std::printf("  the seed's layer has learned nothing, yet its weights are not uniform; without 1/sqrt(d_k) they are peakier,\n"
+                "  and with PyTorch's default init (std 1/sqrt(3) of the seed's: scores 3x smaller) near uniform\n");
+    p.m["seed003_random_self_attention"] = Json::Object{{"weights", to_json(w)}, {"max_weight", max_w}, {"min_weight", min_w},
+                                                        {"entropy_ratio", a.entropy_ratio}, {"max_from_uniform", a.max_from_uniform},
+                                                        {"parameters", a.parameters}, {"mean_of_100", t.json()}};
+    p.out.figure(plots::heatmap(to_matrix(w), seed003_heatmap_options("Seed 003 sec. 4: random SelfAttention",
+                                                                       {"1", "2", "3", "4", "5"}, "Attending to (position)",
+                                                                       "Attending from (position)")),
                  "seed003_random_self_attention",
-                 "Phase 1: seed 003's SelfAttention with random W_Q, W_K, W_V on 5 random tokens: weights near uniform (0.2), each row sums to 1.");
+                 "Phase 1: seed 003's SelfAttention, W_Q, W_K, W_V ~ N(0, 1/8) as the seed draws them, on 5 random tokens: nothing learned, yet not uniform (0.2); rows sum to 1.");
 }
 
 }  // namespace attnlab::phase

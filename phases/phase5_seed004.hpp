@@ -17,7 +17,8 @@
 // branch, training steps only), so step 12b trains the causal LM (the standard recipe for a
 // third of phase 5's --steps, 200 by default, same seed and data) with dropout 0 and 0.1 and
 // compares training and validation loss. (tests/lab/test_training.cpp checks that evaluation
-// never drops and that dropout changes the training curve.)
+// never drops and that dropout changes the training curve; tests/phases/test_seed_sections.cpp
+// checks this step's runs, dropout_runs, at a few steps: training drops, validation does not.)
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -117,10 +118,9 @@ inline void section12_hard_vs_soft(Frame& p, const nn::Seq2Seq& soft, const lab:
                  "Phase 5: reversal trained with soft (softmax) and hard (top-1) attention from the same start: hard attention passes no gradient to its scorer.");
 }
 
-inline void section12b_dropout(Frame& p, std::int64_t steps) {
-    section("12b. Seed 004 section 12: dropout after the attention weights (and each residual branch), TinyGPT, " +
-            std::to_string(steps) + " steps");
-    const std::vector<double> rates{0.0, 0.1};
+// Step 12b's runs: the causal TinyGPT, standard recipe, `steps` steps, one run per dropout rate,
+// same seed and data (two at a time). What the section prints and tests/phases/test_seed_sections.cpp checks.
+inline std::vector<lab::TrainResult> dropout_runs(std::int64_t steps, const std::vector<double>& rates) {
     std::vector<lab::TrainResult> results(rates.size());
     std::vector<std::function<void()>> jobs;
     for (std::size_t i = 0; i < rates.size(); ++i)
@@ -131,6 +131,21 @@ inline void section12b_dropout(Frame& p, std::int64_t steps) {
             results[i] = lab::train(c);
         });
     lab::run_concurrently(jobs, 2);
+    return results;
+}
+
+// A run's training loss as the table prints it: the mean of its last 20 steps (units dropped where it drops).
+inline lab::Curve train_loss_curve(const lab::TrainResult& r) {
+    std::vector<double> loss;
+    for (const lab::TrainPoint& pt : r.curve) loss.push_back(pt.loss);
+    return loss_curve(loss);
+}
+
+inline void section12b_dropout(Frame& p, std::int64_t steps) {
+    section("12b. Seed 004 section 12: dropout after the attention weights (and each residual branch), TinyGPT, " +
+            std::to_string(steps) + " steps");
+    const std::vector<double> rates{0.0, 0.1};
+    const std::vector<lab::TrainResult> results = dropout_runs(steps, rates);
     lab::Table t({{"dropout", "dropout", 7, 2}, {"train_loss_last20", "train loss (last 20)", 20, 4},
                   {"val_loss", "val loss", 8, 4}, {"gap", "val - train", 11, 4}, {"val_accuracy", "val acc", 7, 4},
                   {"bayes_floor", "floor", 6, 3}}, "  ");
@@ -138,9 +153,7 @@ inline void section12b_dropout(Frame& p, std::int64_t steps) {
     std::vector<plots::Series> curves;
     for (std::size_t i = 0; i < rates.size(); ++i) {
         const lab::TrainResult& r = results[i];
-        std::vector<double> loss;
-        for (const lab::TrainPoint& pt : r.curve) loss.push_back(pt.loss);
-        const lab::Curve c = loss_curve(loss);
+        const lab::Curve c = train_loss_curve(r);
         t.row({rates[i], c.value.back(), r.final_eval.loss, r.final_eval.loss - c.value.back(), r.final_eval.accuracy, r.final_eval.floor});
         curves.push_back({.name = "dropout " + plots::layout::format_fixed(rates[i], 1), .x = c.step, .y = c.value, .markers = false});
     }

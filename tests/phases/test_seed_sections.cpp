@@ -59,6 +59,65 @@ TEST_CASE("seed 003 §3.1: Q = K = V = X, three tokens, against the hand computa
     CHECK(r.weights.at({2, 1}) == Approx(r.weights.at({2, 2})).margin(1e-7));  // token 3 weighs token 2 as itself
 }
 
+TEST_CASE("seed 003 §4: a random SelfAttention spreads its weight; how near uniform depends on init and 1/sqrt(d_k)", "[phases][seed003]") {
+    // Phase 1 step 8's measurement, the mean over 40 draws of entropy / log 5 (1 = uniform) and max |A - 0.2|.
+    auto mean_over_draws = [](Seed003Init init, std::optional<double> scale) {
+        std::pair<double, double> m{0, 0};
+        for (std::uint64_t s = 0; s < 40; ++s) {
+            const RandomSelfAttention a = seed003_random_self_attention(s, init, scale);
+            REQUIRE(a.r.weights.shape() == Shape({5, 5}));
+            REQUIRE(a.r.output.shape() == Shape({5, 8}));
+            CHECK_THAT(sum(a.r.weights, -1), IsCloseTo(ones({5}), 1e-6));
+            m.first += a.entropy_ratio / 40, m.second += a.max_from_uniform / 40;
+        }
+        return m;
+    };
+    const auto seed = mean_over_draws(Seed003Init::seed, std::nullopt);         // measured 0.83, 0.41
+    const auto seed_unscaled = mean_over_draws(Seed003Init::seed, 1.0);         // measured 0.50, 0.70
+    const auto layer = mean_over_draws(Seed003Init::layer, std::nullopt);       // measured 0.97, 0.15
+    const auto layer_unscaled = mean_over_draws(Seed003Init::layer, 1.0);       // measured 0.84, 0.40
+    // nn::Linear's init (std 1/sqrt(3) of the seed's) with 1/sqrt(d_k): near uniform.
+    CHECK(layer.first > 0.95);
+    CHECK(layer.second < 0.2);
+    // The seed's N(0, 1/d_model): spread (far from one-hot, entropy 0) but clearly not uniform.
+    CHECK(seed.first > 0.75);
+    CHECK(seed.first < 0.9);
+    CHECK(seed.second > 0.3);
+    // Dropping 1/sqrt(d_k) = 1/sqrt(8) multiplies the scores by 2.8: peakier for either init, and the
+    // seed's init scaled is about the layer's init unscaled (scores 3x vs 2.8x apart).
+    CHECK(seed_unscaled.first < seed.first - 0.2);
+    CHECK(layer_unscaled.first < layer.first - 0.08);
+    CHECK(seed.first == Approx(layer_unscaled.first).margin(0.05));
+    // 192 parameters: W_Q, W_K, W_V of 8 x 8, no bias, no W_O.
+    CHECK(seed003_random_self_attention(0).parameters == 3 * 8 * 8);
+}
+
+TEST_CASE("seed 004 §12: step 12b's dropout runs drop in training only, and the drops show in the train-val gap", "[phases][seed004]") {
+    // Phase 5 step 12b's runs (causal TinyGPT, standard recipe), 60 steps instead of 200.
+    const std::vector<lab::TrainResult> r = seed004::dropout_runs(60, {0.0, 0.1});
+    REQUIRE(r.size() == 2);
+    // Same weights and batch at step 1: only dropout can make the first losses differ.
+    CHECK(r[0].curve.front().loss != r[1].curve.front().loss);
+    // Validation never drops: evaluating the dropout model again gives its validation loss, bit for bit.
+    const lab::TrainConfig sc = lab::standard_config(lab::Task::causal);
+    CHECK(lab::evaluate(*r[1].model, lab::Task::causal, sc.batch, sc.val_batches).loss == r[1].final_eval.loss);
+    // ... while a training-mode forward draws new units each time.
+    const Tensor ids = zeros({1, 8}, kInt64);
+    Generator gen(5);
+    r[1].model->set_dropout_generator(&gen);
+    r[1].model->train();
+    const Tensor a = r[1].model->forward(ids), b = r[1].model->forward(ids);
+    CHECK(max(abs(a - b)).item() > 1e-3);
+    r[1].model->eval();
+    CHECK(max(abs(r[1].model->forward(ids) - r[1].model->forward(ids))).item() == 0.0);
+    // The headline: val loss minus the last 20 steps' training loss. Training losses with dropout are
+    // measured with units dropped, so its gap is smaller (measured -0.005 without, -0.040 with; at 200
+    // steps +0.037 and -0.002). Without dropout applied the two runs would be the same bits.
+    const double gap0 = r[0].final_eval.loss - seed004::train_loss_curve(r[0]).value.back();
+    const double gap1 = r[1].final_eval.loss - seed004::train_loss_curve(r[1]).value.back();
+    CHECK(gap1 < gap0 - 0.015);
+}
+
 TEST_CASE("seed 004 §3.2: hard (top-1) attention passes no gradient to its scorer, soft does", "[phases][seed004]") {
     Generator batch_gen(3);
     const data::ReversalBatch batch = data::sample_reversal_batch(batch_gen, 8, {});
