@@ -112,7 +112,7 @@ TEST_CASE("a header claiming a huge model fails fast, before the model is alloca
     };
     const std::string bomb = rewritten("bomb.safetensors", {{"d_model", "4096"}, {"n_layers", "64"}, {"context", "65536"}, {"step", ""}},
                                        weights_only);
-    CHECK(read_file(bomb).size() < 32'000);  // measured: 31,008 bytes
+    CHECK(read_file(bomb).size() < 32'000);  // measured: 31,472 bytes
     const auto t0 = std::chrono::steady_clock::now();
     CHECK_THROWS_WITH(load_checkpoint(bomb), Catch::Contains("bomb.safetensors") && Catch::Contains("context 65536 is outside"));
     CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
