@@ -90,7 +90,6 @@ ModelGraph transformer_graph(nn::Transformer& model, const std::vector<std::int6
         }
         logits = ran("head: logits", model.head.forward(ran("ln_f: LayerNorm", model.ln_f.forward(x))));  // [1, T, V]
         loss = ran("loss: cross-entropy", nn::cross_entropy(logits, targets));
-        mg.forward_ops = last_op.back();
     }
     {
         NoGradGuard no_grad;

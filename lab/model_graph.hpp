@@ -29,7 +29,6 @@ struct ModelGraph {
     std::vector<std::string> group_of;  // per node of graph: its module's group, or "" (ids, targets)
     std::vector<std::string> modules;   // the op groups, in the order the forward ran them
     double loss = 0;                    // mean next-token cross-entropy
-    std::int64_t forward_ops = 0;       // ops the forward traced (the graph holds those that need grad)
 };
 
 // ids: T >= 2 tokens; positions 0..T-2 predict 1..T-1 (ValueError otherwise, or past the

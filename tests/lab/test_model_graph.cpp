@@ -155,11 +155,11 @@ TEST_CASE("the drawn module graph: no box overlaps another and no arrow runs thr
 TEST_CASE("group_graph: step ranges, and a grouping that would make a cycle is refused", "[lab][graph]") {
     CHECK(lab::step_ranges({9, 3, 4, 5, 7, 10}) == "3-5, 7, 9-10");
     CHECK(lab::step_ranges({2}) == "2");
-    // a -> b = exp(a) -> c = b * a -> L = sum(c): grouping b with L around c is a cycle
+    // a -> b = exp(a) -> c = b * a -> d = exp(c): grouping b with d around c is a cycle
     Tensor a = tensor({0.5, -1.0}, kFloat64).requires_grad_();
-    const Tensor b = exp(a), c = b * a, L = sum(c);
-    const Graph g = extract_graph(L, {{"a", a}});
-    REQUIRE(g.nodes.size() == 4);  // L, c, b (backward()'s order), a
+    const Tensor b = exp(a), c = b * a, d = exp(c);
+    const Graph g = extract_graph(d, {{"a", a}});
+    REQUIRE(g.nodes.size() == 4);  // d, c, b (backward()'s order), a
     CHECK(g.nodes[2].name == "exp");
     CHECK_THROWS_WITH(lab::group_graph(g, {"X", "", "X", ""}), Catch::Contains("cycle") && Catch::Contains("'X'"));
     CHECK_THROWS_WITH(lab::group_graph(g, {"X"}), Catch::Contains("1 group names for 4 nodes"));
