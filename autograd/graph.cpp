@@ -34,7 +34,7 @@ Graph extract_graph(const Tensor& root, const std::vector<std::pair<std::string,
         index[t.get()] = g.nodes.size();
         Tensor tensor(t);
         if (retain) tensor.retain_grad();
-        g.nodes.push_back({GraphNodeKind::op, t->grad_fn->name, t->shape, g.nodes.size() + 1, -1, tensor});
+        g.nodes.push_back({GraphNodeKind::op, t->grad_fn->name, t->shape, g.nodes.size() + 1, t->grad_fn->trace_id, -1, tensor});
     }
     // 2. each op's inputs: an op already listed, or a leaf listed on first sight
     const std::size_t ops = g.nodes.size();
@@ -49,7 +49,7 @@ Graph extract_graph(const Tensor& root, const std::vector<std::pair<std::string,
                 for (const auto& [n, t] : names)
                     if (t.defined() && t.impl() == in.impl()) name = n;
                 g.nodes.push_back({in.requires_grad() ? GraphNodeKind::parameter : GraphNodeKind::constant, name,
-                                   in.shape(), 0, -1, in});
+                                   in.shape(), 0, 0, -1, in});
             }
             g.edges.push_back({it->second, to, slot});
         }

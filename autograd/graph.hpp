@@ -25,6 +25,7 @@ struct GraphNode {
     std::string name;          // the op ("matmul"), or the leaf's name if one was given ("w_q.weight"), else "input"
     Shape shape;               // the tensor this node produces (a leaf: the tensor itself)
     std::size_t step = 0;      // op nodes: 1..n in backward()'s order (1 = root); leaves: 0
+    std::int64_t forward_id = 0;  // op nodes recorded under a TraceGuard: their "#n" in the forward (the order they ran); else 0
     double grad_norm = -1;     // ‖dL/dt‖ after read_grad_norms(); -1 when none reached it
     Tensor tensor;             // the tensor itself (kept for read_grad_norms)
 };

@@ -7,12 +7,16 @@
 //
 // Layout: an op sits one column left of its first consumer, so most arrows span
 // one gap; rows follow the consumers' rows (a barycentre pass from the root back).
-// Left out: grouping repeated blocks (draw one block's graph at a time; a whole
-// TinyGPT forward has hundreds of ops and is not meant for one picture).
+// An arrow that skips columns (a residual connection) gets a row of its own, clear of
+// the boxes it passes. A grouped graph (lab/graph_groups.hpp) is drawn the same way, one
+// box per group: its name, its op count and the steps they take, its output shape; a
+// group of parameters, how many tensors and numbers. A whole TinyGPT's graph is drawn
+// one box per module (lab/model_graph.hpp).
 #pragma once
 #include <string>
 
 #include "autograd/graph.hpp"
+#include "lab/graph_groups.hpp"
 #include "plots/scene.hpp"
 
 namespace attnlab::lab {
@@ -23,6 +27,7 @@ struct GraphViewOptions {
 };
 
 plots::Figure draw_graph(const Graph& graph, const GraphViewOptions& options = {});
+plots::Figure draw_graph(const GroupedGraph& graph, const GraphViewOptions& options = {});
 // Extracts (extract_graph, before any backward) and draws in one call.
 plots::Figure draw_graph(const Tensor& root, const GraphViewOptions& options = {});
 

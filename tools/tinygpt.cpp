@@ -27,6 +27,7 @@
 #include "autograd/node.hpp"
 #include "data/tokenizer.hpp"
 #include "data/vocab.hpp"
+#include "lab/model_graph.hpp"
 #include "lab/options.hpp"
 #include "lab/run_config.hpp"
 #include "lab/show.hpp"
@@ -121,6 +122,8 @@ void declare_show(lab::Options& o) {
                                    "--checkpoint and --prompt, its tokens label the axes)");
     o.add("out", "DIR", "", "where the figures go: attention_heads, attention_flow, attention_rollout, attention_entropy "
                             "(.svg and .png each), and explorer.html, every text in one self-contained page");
+    o.add_switch("graph", "with --prompt, also draw the graph backward() walks for its next-token loss: "
+                          "autograd_graph (one box per module) and autograd_graph_attention (block 0's attention op by op)");
 }
 
 // A flag's value that is required.
@@ -391,6 +394,8 @@ void report(const std::vector<std::string>& stems) {
 int cmd_show(const lab::Options& o) {
     const std::string dir = out_dir(o, "out");
     const int sources = o.given("prompt") + o.given("sentences");
+    if (o.on("graph") && (o.given("from-npy") || !o.given("prompt")))
+        throw UsageError("--graph draws one text's graph: give it with --prompt TEXT (not --sentences or --from-npy)");
     if (o.given("from-npy")) {
         check_input("--from-npy", path_flag(o, "from-npy"));
         if (o.given("sentences")) throw UsageError("--from-npy draws one text's weights; --sentences does not apply");
@@ -435,6 +440,12 @@ int cmd_show(const lab::Options& o) {
         all.push_back(attention_of(ck, encode_prompt(ck, texts[i]), name + " on \"" + texts[i] + "\""));
         all.back().text = texts[i];
         report(lab::draw_attention(all.back(), o.given("prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
+    }
+    if (o.on("graph")) {
+        if (!ck.model->config().causal)
+            throw ValueError("show --graph: '" + o.text("checkpoint") + "' is a bidirectional model; the graph is drawn for "
+                             "the next-token loss, which only a causal one is trained on");
+        report(lab::write_model_graph(*ck.model, encode_prompt(ck, texts[0]), name, dir));
     }
     std::printf("wrote %s\n", lab::write_explorer(ck, name, all, dir).c_str());
     return 0;

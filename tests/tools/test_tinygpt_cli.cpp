@@ -249,6 +249,11 @@ TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools
         {"show --from-npy missing", {"show", "--from-npy", at("nope.npy"), "--out", at("show_x")}, 2, "nope.npy"},
         {"show --from-npy labels of another length", {"show", "--from-npy", at("att.npy"), "--checkpoint", ck, "--prompt", "the cat", "--out", at("show_x")}, 1, "expected ["},
         {"generate --show is a file", {"generate", "--checkpoint", ck, "--prompt", "the", "--show", at("afile")}, 2, "exists and is not a directory"},
+        {"show --graph", {"show", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("show_graph"), "--graph"}, 0, "autograd_graph_attention.svg"},
+        {"show --graph with --sentences", {"show", "--checkpoint", ck, "--sentences", at("sentences.txt"), "--out", at("show_x"), "--graph"}, 2, "--graph draws one text's graph"},
+        {"show --graph with --from-npy", {"show", "--from-npy", at("att.npy"), "--out", at("show_x"), "--graph"}, 2, "give it with --prompt TEXT"},
+        {"show --graph given a value", {"show", "--checkpoint", ck, "--prompt", "the cat", "--out", at("show_x"), "--graph", "yes"}, 2, "--graph is a switch and takes no value"},
+        {"show --graph on one token", {"show", "--checkpoint", words, "--prompt", "the", "--out", at("show_x"), "--graph"}, 1, "needs 2 to"},
     });
     for (const char* d : {"show_prompt", "show_lines/sentence_1", "show_lines/sentence_2", "show_words", "show_npy", "show_npy2"}) {
         INFO(d);
@@ -265,6 +270,12 @@ TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools
     CHECK_THAT(lines, Contains("the dog ran"));
     CHECK_THAT(lines, Contains("\"causal\": true") || Contains("\"causal\":true"));
     CHECK(pngs(at("show_gen")) == std::vector<std::string>{"generated_layer1.png"});  // the tiny model has 1 layer
+    // --graph adds the graph backward() walks, one box per module and the attention op by op
+    std::vector<std::string> six = four;
+    six.insert(six.end(), {"autograd_graph.png", "autograd_graph_attention.png"});
+    std::sort(six.begin(), six.end());
+    CHECK(pngs(at("show_graph")) == six);
+    CHECK_THAT(read_file(at("show_graph/autograd_graph.svg")), Contains("blocks.0.attn: 2 heads") && Contains("loss: cross-entropy"));
 }
 
 TEST_CASE("tinygpt: limits shared by trainer and loader, header bombs (issue §2)", "[tools][tinygpt][cli]") {
