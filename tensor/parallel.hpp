@@ -52,12 +52,14 @@ int num_threads();
 inline constexpr int kMaxThreads = 1024;
 int parse_num_threads(const char* text);
 
-// The least arithmetic (in flops) one chunk of a parallel kernel should carry.
-// Handing a chunk to a worker that is spinning costs about a microsecond (the
-// job's cache lines move between cores); 2 MFLOP is 10-15 us of gemm on one
-// core, so the hand-off stays under 10 %. Kernels divide it by their flops per
-// index to get parallel_for's grain.
-inline constexpr double kMinFlopsPerChunk = 2e6;
+// The least arithmetic (in flops) one chunk of a parallel kernel should carry;
+// kernels divide it by their flops per index to get parallel_for's grain.
+// 10 MFLOP is about 65 us of gemm on one core: with a sleeping worker (10-40 us
+// to wake) the gemm break-even was n = 192 (14 MFLOP). A spinning worker takes
+// the hand-off in about a microsecond, but on the loaded 2-core machine a lower
+// floor lost: W4 at 2 MFLOP took 14.4 ms against 12.0 ms at 10 MFLOP (median of
+// 5, interleaved, load ~9), since each extra split can wait on a preempted worker.
+inline constexpr double kMinFlopsPerChunk = 1e7;
 
 // Calls body(lo, hi) on disjoint chunks that exactly cover [begin, end), each
 // chunk at least `grain` long (grain < 1 counts as 1). Nothing happens if end <= begin.
