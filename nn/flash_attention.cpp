@@ -280,7 +280,10 @@ void forward(const Problem<T>& p, T* out, T* lse) {
     if (p.N == 0 || blocks == 0) return;
     const std::int64_t runs = std::clamp<std::int64_t>((2 * num_threads() + p.N - 1) / p.N, 1, blocks);
     const std::int64_t run_blocks = (blocks + runs - 1) / runs, tasks = p.N * runs;
-    const double flops_per_task = 2.0 * double(run_blocks * BQ) * double(p.Tk) * double(p.dk + p.dv);
+    // Rows a task really computes: one decoding step (Tq 1) is 1 row, not a block of BQ,
+    // so a KV-cached step stays on the caller instead of paying a hand-off per token.
+    const double rows_per_task = double(std::min(run_blocks * BQ, p.Tq));
+    const double flops_per_task = 2.0 * rows_per_task * double(p.Tk) * double(p.dk + p.dv);
     const auto grain = static_cast<std::int64_t>(std::max(1.0, 4e5 / std::max(flops_per_task, 1.0)));
     parallel_for(0, tasks, grain, [&](std::int64_t lo, std::int64_t hi) {
         ForwardScratch<T> w(p.Tk, p.dk);

@@ -91,13 +91,11 @@ struct Blocking {
     static constexpr int64_t NC = 128 * TileShape<T>::NR;
 };
 
-// A thread's share of the work must be at least this many flops, or waking a
-// worker (10-40 us on the 2-core reference VM, more when other processes hold
-// the cores) costs more than it saves. Measured there, float, n x n x n, best
-// of 15: 2 threads vs 1 is 0.5x at n=128 (4 MFLOP), 0.8-0.9x at n=160, break-even
-// at n=192 (14 MFLOP), 1.4x at n=256, 1.7x at n=512, 1.9x at n=1024. 10 MFLOP
-// per thread (about 65 us of kernel time) switches threads on from n ~ 215.
-constexpr double kMinFlopsPerThread = 1e7;
+// A thread's share of the work must be at least kMinFlopsPerChunk (parallel.hpp,
+// which says how it was measured): 2 threads vs 1 on the quiet 2-core VM, float,
+// n x n x n, best of 15, with the old sleeping pool: 0.5x at n=128 (4 MFLOP),
+// break-even at n=192 (14 MFLOP), 1.4x at n=256, 1.7x at n=512, 1.9x at n=1024.
+constexpr double kMinFlopsPerThread = kMinFlopsPerChunk;
 
 constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 

@@ -7,10 +7,15 @@
 //
 // The arithmetic is all in tensor/gemm.cpp, which takes element strides, so
 // transposed views (k.mT() in attention) are multiplied without a copy.
+#include <algorithm>
+#include <array>
+#include <vector>
+
 #include "autograd/node.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab {
 
@@ -60,18 +65,32 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
             return;
         }
         // One gemm per batch element; the batch dims of a and b are read with
-        // broadcast strides, so a shared operand is never copied.
+        // broadcast strides, so a shared operand is never copied. Attention's
+        // products are many small gemms (W2: 64 of 128 x 128 x 16), each too small
+        // to split, so the batch elements are shared out instead; each is still
+        // one whole gemm, so the bits do not depend on the thread count.
         const Tensor a_batch = make_view(a, batch_a, without_last_two(a.strides()), a.offset());
         const Tensor b_batch = make_view(b, batch_b, without_last_two(b.strides()), b.offset());
-        std::int64_t next = 0;
+        std::vector<std::array<std::int64_t, 2>> at;  // operand offsets of each batch element
+        at.reserve(static_cast<std::size_t>(batch.numel()));
         for_each_row<2>(batch, {broadcast_strides(a_batch, batch), broadcast_strides(b_batch, batch)},
                         {a.offset(), b.offset()},
                         [&](const std::array<std::int64_t, 2>& o, std::int64_t len,
                             const std::array<std::int64_t, 2>& s) {
-                            for (std::int64_t i = 0; i < len; ++i, ++next)
-                                gemm<T>(n, m, k, pa + o[0] + i * s[0], a_rs, a_cs, pb + o[1] + i * s[1], b_rs, b_cs,
-                                        po + next * n * m, m, false);
+                            for (std::int64_t i = 0; i < len; ++i) at.push_back({o[0] + i * s[0], o[1] + i * s[1]});
                         });
+        // A gemm big enough to split itself keeps the batch loop serial (no imbalance
+        // when the batch is smaller than a few times the thread count).
+        const double flops = 2.0 * double(n) * double(m) * double(k);
+        const auto grain = flops >= 2 * kMinFlopsPerChunk
+                               ? static_cast<std::int64_t>(at.size())
+                               : static_cast<std::int64_t>(std::max(1.0, kMinFlopsPerChunk / std::max(flops, 1.0)));
+        parallel_for(0, static_cast<std::int64_t>(at.size()), grain, [&](std::int64_t lo, std::int64_t hi) {
+            for (std::int64_t i = lo; i < hi; ++i) {
+                const auto& o = at[static_cast<std::size_t>(i)];
+                gemm<T>(n, m, k, pa + o[0], a_rs, a_cs, pb + o[1], b_rs, b_cs, po + i * n * m, m, false);
+            }
+        });
     });
     record(out, "matmul", {a, b}, [a, b](const Tensor& g) { return matmul_backward(a, b, g); });
     return out;

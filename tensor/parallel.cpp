@@ -1,14 +1,16 @@
 // parallel.cpp — see parallel.hpp.
 //
-// One job runs at a time. The caller publishes it under the mutex (body, range,
-// chunk count), bumps `generation_` and wakes the workers; worker w runs chunk
-// w+1, the caller runs chunk 0, and the last one to finish signals `done_`.
-// Workers compare generations rather than waiting on a flag, so a worker that
-// oversleeps a job it had no chunk in simply notices the newer generation.
+// One job runs at a time. The caller writes it (body, range, chunk count), then
+// publishes it with one atomic store of `job_` (generation, chunk count, next
+// chunk) and wakes any sleeping worker. The caller and the workers claim chunks
+// by compare-and-swap on `job_` and count finished ones in `done_`; the caller
+// returns when `done_` reaches the chunk count. Nobody waits for a thread that
+// has not claimed a chunk, so a descheduled worker costs nothing.
 #include "tensor/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cerrno>
 #include <cstdlib>
@@ -57,27 +59,44 @@ std::atomic<int>& configured_threads() {
     return n;
 }
 
+// Lets the sibling hardware thread (and the memory system) breathe while spinning.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// How long a worker spins on the job word before sleeping. A W4 training step
+// issues a parallel gemm every 20-100 us; 30 us of spinning catches most of them
+// and bounds what an idle worker costs the other programs on the machine.
+constexpr auto kSpinMicroseconds = std::chrono::microseconds(30);
+
 class Pool {
 public:
     ~Pool() { stop_workers(); }
 
-    // Runs one job on `chunks` threads (caller included); returns when all chunks are done.
+    // Runs one job of `chunks` chunks on the caller and whichever workers turn up;
+    // returns when all chunks are done.
     void run(int64_t begin, int64_t n, int chunks, const std::function<void(int64_t, int64_t)>& body) {
-        start_workers(chunks - 1);
-        {
-            std::lock_guard lock(mutex_);
-            body_ = &body;
-            begin_ = begin;
-            n_ = n;
-            chunks_ = chunks;
-            pending_ = chunks - 1;
-            errors_.assign(static_cast<size_t>(chunks), nullptr);
-            ++generation_;
+        start_workers(num_threads() - 1);
+        body_ = &body;
+        begin_ = begin;
+        n_ = n;
+        chunks_ = chunks;
+        errors_.assign(static_cast<size_t>(chunks), nullptr);
+        done_.store(0, std::memory_order_relaxed);
+        const uint64_t gen = (job_.load(std::memory_order_relaxed) >> 32) + 1;
+        job_.store(gen << 32 | uint64_t(chunks) << 16, std::memory_order_seq_cst);  // publishes the fields above
+        if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+            std::lock_guard lock(mutex_);  // a worker between "no job yet" and wait() holds it
+            wake_.notify_all();
         }
-        wake_.notify_all();
-        run_chunk(0);
-        std::unique_lock lock(mutex_);
-        done_.wait(lock, [&] { return pending_ == 0; });
+        claim_and_run(gen);  // our share first, then anything no worker has started
+        // Every chunk is claimed; the ones left are running on workers that started them.
+        for (int spins = 0; done_.load(std::memory_order_acquire) < chunks; ++spins) {
+            if (spins < 4096) cpu_relax();
+            else std::this_thread::yield();  // a worker was preempted mid-chunk: give it the core
+        }
         body_ = nullptr;
         for (std::exception_ptr& e : errors_)
             if (e) std::rethrow_exception(e);
@@ -87,40 +106,64 @@ public:
     void stop_workers() {
         {
             std::lock_guard lock(mutex_);
-            stopping_ = true;
+            stopping_.store(true);
         }
         wake_.notify_all();
         for (std::thread& t : workers_) t.join();
         workers_.clear();
-        stopping_ = false;
+        stopping_.store(false);
     }
 
     // Held by whoever is using the pool (a job, or a resize).
     std::mutex& busy() { return busy_; }
 
 private:
-    void start_workers(int count) {
-        while (static_cast<int>(workers_.size()) < count) {
-            // Only run() bumps generation_, and it is the caller here, so this read is
-            // stable: the new worker waits for the job about to be published.
-            int index = static_cast<int>(workers_.size());
-            workers_.emplace_back([this, index, seen = generation_] { worker_loop(index, seen); });
+    // job_ packs the generation (bits 32-63), the job's chunk count (16-31) and the
+    // next unclaimed chunk (0-15), so a claim is one compare-and-swap that also
+    // checks it is still the job the claimer saw: a worker that wakes late never
+    // takes a chunk of a newer job by mistake. kMaxThreads < 2^16 bounds chunks.
+    static_assert(kMaxThreads < (1 << 16));
+
+    // Claims chunks of job `gen` until none is left (or a newer job replaced it) and runs them.
+    void claim_and_run(uint64_t gen) {
+        uint64_t w = job_.load(std::memory_order_acquire);
+        for (;;) {
+            if (w >> 32 != gen) return;
+            const uint64_t next = w & 0xffff, chunks = (w >> 16) & 0xffff;
+            if (next >= chunks) return;
+            if (!job_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+            // The job's fields stay put until done_ counts this chunk.
+            run_chunk(static_cast<int>(next));
+            done_.fetch_add(1, std::memory_order_acq_rel);
+            w = job_.load(std::memory_order_acquire);
         }
     }
 
-    void worker_loop(int index, uint64_t seen) {
+    void start_workers(int count) {
+        while (static_cast<int>(workers_.size()) < count)
+            workers_.emplace_back([this, seen = job_.load() >> 32] { worker_loop(seen); });
+    }
+
+    void worker_loop(uint64_t seen) {
         for (;;) {
-            int chunk = index + 1;
-            {
-                std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-                if (stopping_) return;
-                seen = generation_;
-                if (chunk >= chunks_) continue;  // this job has fewer chunks than workers
+            // Spin a little for the next job, then sleep until run() or stop_workers() wakes us.
+            const auto give_up = std::chrono::steady_clock::now() + kSpinMicroseconds;
+            uint64_t gen = job_.load(std::memory_order_acquire) >> 32;
+            for (int i = 0; gen == seen && !stopping_.load(std::memory_order_relaxed); ++i) {
+                cpu_relax();
+                if ((i & 63) == 63 && std::chrono::steady_clock::now() > give_up) break;
+                gen = job_.load(std::memory_order_acquire) >> 32;
             }
-            run_chunk(chunk);
-            std::lock_guard lock(mutex_);
-            if (--pending_ == 0) done_.notify_one();
+            if (gen == seen) {
+                std::unique_lock lock(mutex_);
+                sleepers_.fetch_add(1, std::memory_order_seq_cst);
+                wake_.wait(lock, [&] { return stopping_.load() || job_.load(std::memory_order_seq_cst) >> 32 != seen; });
+                sleepers_.fetch_sub(1, std::memory_order_relaxed);
+                gen = job_.load(std::memory_order_acquire) >> 32;
+            }
+            if (stopping_.load()) return;
+            seen = gen;
+            claim_and_run(gen);
         }
     }
 
@@ -136,14 +179,17 @@ private:
     }
 
     std::mutex busy_;
-    std::mutex mutex_;  // guards everything below
-    std::condition_variable wake_, done_;
+    std::mutex mutex_;  // pairs with wake_ for sleeping workers
+    std::condition_variable wake_;
+    std::atomic<int> sleepers_{0};
+    std::atomic<bool> stopping_{false};
     std::vector<std::thread> workers_;
-    uint64_t generation_ = 0;
-    bool stopping_ = false;
+    std::atomic<uint64_t> job_{0};
+    std::atomic<int> done_{0};
+    // The job, written by run() before it publishes job_, read by claimers after a claim.
     const std::function<void(int64_t, int64_t)>* body_ = nullptr;
     int64_t begin_ = 0, n_ = 0;
-    int chunks_ = 0, pending_ = 0;
+    int chunks_ = 0;
     std::vector<std::exception_ptr> errors_;
 };
 

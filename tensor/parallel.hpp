@@ -1,16 +1,23 @@
 // parallel.hpp — a small persistent thread pool and parallel_for over an index range.
 //
-// What it is: num_threads()-1 worker threads, created on first use, that sleep
-// on a condition variable between jobs (no spinning: on a 2-core machine a
-// spinning worker would steal the core the caller needs). parallel_for cuts
-// [begin, end) into at most num_threads() contiguous chunks of at least `grain`
-// indices; the calling thread runs the first chunk itself, workers the rest,
-// and the call returns when every chunk is done.
+// What it is: num_threads()-1 worker threads, created on first use. parallel_for
+// cuts [begin, end) into at most num_threads() contiguous chunks of at least
+// `grain` indices. Chunk c is always the same index range, so which thread runs
+// it never changes a result; threads claim chunks one at a time from a shared
+// counter. The caller claims too, right after publishing the job, and keeps
+// claiming until none is left: if a worker has not started (it is asleep, or
+// the scheduler gave its core to another program), the caller runs that chunk
+// itself instead of waiting a scheduler slice for it. It waits only for chunks
+// a worker has already started.
 //
-// What it leaves out: work stealing, dynamic scheduling, per-job priorities.
-// Chunks are static and equal, which suits the regular kernels that use it
-// (gemm, elementwise, softmax) and keeps "which thread computes what" a pure
-// function of the range and the thread count.
+// Between jobs a worker spins for kSpinMicroseconds (with a pause instruction,
+// so it leaves its core's pipeline to the sibling) and then sleeps on a
+// condition variable. A job that follows within the spin window starts in well
+// under a microsecond; a sleeping worker takes 10-40 us to wake, and the caller
+// does not wait for it. The spin is bounded so that an idle program costs nothing.
+//
+// What it leaves out: dynamic scheduling beyond the caller's claiming, per-job
+// priorities, nested parallelism.
 //
 // Rules worth knowing:
 //   * It runs `body` serially, in the calling thread, when only one thread is
@@ -21,8 +28,8 @@
 //     finish, and the first exception (in chunk order) is rethrown to the caller.
 //
 // How to extend: a kernel picks a grain large enough that one chunk outweighs
-// the cost of waking a worker (tens of microseconds); see gemm_kernel.cpp for
-// a measured example.
+// a few microseconds of hand-off (a cache line bounced between cores, a worker
+// that has to be woken); see gemm_kernel.cpp for a measured example.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -44,6 +51,15 @@ int num_threads();
 // variable and the value; it is never clamped into range silently.
 inline constexpr int kMaxThreads = 1024;
 int parse_num_threads(const char* text);
+
+// The least arithmetic (in flops) one chunk of a parallel kernel should carry;
+// kernels divide it by their flops per index to get parallel_for's grain.
+// 10 MFLOP is about 65 us of gemm on one core: with a sleeping worker (10-40 us
+// to wake) the gemm break-even was n = 192 (14 MFLOP). A spinning worker takes
+// the hand-off in about a microsecond, but on the loaded 2-core machine a lower
+// floor lost: W4 at 2 MFLOP took 14.4 ms against 12.0 ms at 10 MFLOP (median of
+// 5, interleaved, load ~9), since each extra split can wait on a preempted worker.
+inline constexpr double kMinFlopsPerChunk = 1e7;
 
 // Calls body(lo, hi) on disjoint chunks that exactly cover [begin, end), each
 // chunk at least `grain` long (grain < 1 counts as 1). Nothing happens if end <= begin.

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -9,6 +11,8 @@
 #include <vector>
 
 #include "tensor/error.hpp"
+#include "tensor/ops.hpp"
+#include "tensor/rng.hpp"
 #include "tensor/parallel.hpp"
 
 using namespace attnlab;
@@ -33,6 +37,15 @@ struct Recorder {
         threads.insert(std::this_thread::get_id());
     }
 };
+
+// Holds a chunk until `n` chunks have started (or 5 s pass). Without it, on a
+// loaded machine, the caller may finish its chunk and claim the others before
+// the workers wake: correct, but then a test of "the workers are used" fails.
+void wait_until_started(std::atomic<int>& started, int n) {
+    ++started;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (started.load() < n && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+}
 
 }  // namespace
 
@@ -62,10 +75,78 @@ TEST_CASE("parallel_for visits every index exactly once, in chunks of at least g
 TEST_CASE("parallel_for really uses the worker threads for a big enough range", "[tensor][parallel]") {
     ThreadCount tc(2);
     Recorder rec;
-    parallel_for(0, 1000, 1, [&](int64_t lo, int64_t hi) { rec.add(lo, hi); });
+    std::atomic<int> started{0};
+    parallel_for(0, 1000, 1, [&](int64_t lo, int64_t hi) {
+        wait_until_started(started, 2);
+        rec.add(lo, hi);
+    });
     CHECK(rec.chunks.size() == 2);
     CHECK(rec.threads.size() == 2);
     CHECK(rec.threads.count(std::this_thread::get_id()) == 1);  // the caller does a share
+}
+
+TEST_CASE("parallel_for: a chunk no worker has started is run by the caller", "[tensor][parallel]") {
+    // 40 threads on a 2-core machine: most workers are asleep or waiting for a core
+    // when the job is published, so the caller ends up claiming their chunks.
+    // Every chunk still runs exactly once, each is the fixed range of its index,
+    // and the call returns without waiting for the workers that never started.
+    ThreadCount tc(40);
+    for (int rep = 0; rep < 200; ++rep) {
+        std::vector<std::atomic<int>> runs(40);
+        std::vector<std::pair<int64_t, int64_t>> seen(40);
+        parallel_for(0, 400, 10, [&](int64_t lo, int64_t hi) {
+            const size_t c = static_cast<size_t>(lo / 10);
+            runs[c]++;
+            seen[c] = {lo, hi};
+        });
+        int64_t wrong = 0;
+        for (size_t c = 0; c < runs.size(); ++c)
+            wrong += runs[c].load() != 1 || seen[c] != std::make_pair(int64_t(c) * 10, int64_t(c) * 10 + 10);
+        INFO("rep " << rep);
+        REQUIRE(wrong == 0);
+    }
+}
+
+TEST_CASE("parallel_for: back-to-back jobs never mix their chunks", "[tensor][parallel]") {
+    // Many short jobs in a row: a worker that wakes late for job j must not run a
+    // chunk of job j+1 with job j's body, or one of job j+1's chunks twice.
+    ThreadCount tc(3);
+    for (int job = 0; job < 3000; ++job) {
+        std::vector<std::atomic<int>> visits(30);
+        parallel_for(0, 30, 1, [&](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; ++i) visits[static_cast<size_t>(i)] += job + 1;
+        });
+        int64_t wrong = 0;
+        for (auto& v : visits) wrong += v.load() != job + 1;
+        INFO("job " << job);
+        REQUIRE(wrong == 0);
+    }
+}
+
+TEST_CASE("parallel_for: a result that depends on the chunk ranges repeats bit for bit", "[tensor][parallel]") {
+    // Chunks are fixed by index and thread count, never by which thread runs them,
+    // so a running float sum that restarts at each chunk is the same whoever
+    // computes it: each thread count's result is compared with its own repeats
+    // (the chunk ranges, and so the bits, differ between thread counts on purpose).
+    std::vector<float> x(10000);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0f / static_cast<float>(i + 1);
+    auto run = [&](int threads) {
+        ThreadCount tc(threads);
+        std::vector<float> y(x.size());
+        parallel_for(0, static_cast<int64_t>(x.size()), 16, [&](int64_t lo, int64_t hi) {
+            float acc = 0;
+            for (int64_t i = lo; i < hi; ++i) y[static_cast<size_t>(i)] = acc += x[static_cast<size_t>(i)] * 3.0f;
+            for (int64_t i = lo; i < hi; ++i) y[static_cast<size_t>(i)] -= acc;  // depends on the chunk's range
+        });
+        return y;
+    };
+    for (int threads : {1, 2, 3}) {
+        const std::vector<float> first = run(threads);
+        for (int rep = 0; rep < 20; ++rep) {
+            INFO("threads " << threads << " rep " << rep);
+            REQUIRE(std::memcmp(first.data(), run(threads).data(), first.size() * sizeof(float)) == 0);
+        }
+    }
 }
 
 TEST_CASE("parallel_for runs serially on the caller when it should", "[tensor][parallel]") {
@@ -165,6 +246,33 @@ TEST_CASE("set_num_threads validates its argument and where it is called", "[ten
     CHECK(num_threads() == 2);
     set_num_threads(3);  // growing and shrinking the pool between jobs
     Recorder rec;
-    parallel_for(0, 300, 1, [&](int64_t lo, int64_t hi) { rec.add(lo, hi); });
+    std::atomic<int> started{0};
+    parallel_for(0, 300, 1, [&](int64_t lo, int64_t hi) {
+        wait_until_started(started, 3);
+        rec.add(lo, hi);
+    });
     CHECK(rec.threads.size() == 3);
+}
+
+TEST_CASE("the parallel kernels give the same bits at 1 and 2 threads", "[tensor][parallel][threads]") {
+    // A W2-sized attention block: projections (one big gemm), a batched QKᵀ over
+    // B·H small gemms, softmax over rows; forward and backward. The kernels split
+    // rows, tiles or batch elements over threads, never a reduction.
+    auto run = [](int threads) {
+        ThreadCount tc(threads);
+        manual_seed(3);
+        Tensor x = randn({8, 128, 128}).requires_grad_(), w = randn({128, 384}).requires_grad_();
+        Tensor qkv = matmul(x, w).view({8, 128, 3, 8, 16});
+        Tensor q = qkv.select(2, 0).transpose(1, 2), k = qkv.select(2, 1).transpose(1, 2);  // [8, 8, 128, 16]
+        Tensor a = softmax(matmul(q, k.mT()) * 0.25, -1);                                  // [8, 8, 128, 128]
+        Tensor out = matmul(a, qkv.select(2, 2).transpose(1, 2));
+        (out * out).sum().backward();
+        return std::vector<Tensor>{out.detach(), x.grad(), w.grad()};
+    };
+    const std::vector<Tensor> one = run(1), two = run(2);
+    for (size_t i = 0; i < one.size(); ++i) {
+        INFO("tensor " << i);
+        REQUIRE(one[i].numel() == two[i].numel());
+        CHECK(std::memcmp(one[i].data_ptr<float>(), two[i].data_ptr<float>(), one[i].numel() * sizeof(float)) == 0);
+    }
 }
