@@ -177,6 +177,7 @@ void section1_models(Phase3& p) {
     p.models.push_back({"bidirectional", p.opt.given("compare-checkpoint") ? p.opt.text("compare-checkpoint") : "multi_head_model",
                         phase::load_model(p.opt, lab::Task::multi_head, "compare-checkpoint"), {}});
     check_same_tokens(p);
+    if (p.models[1].name == p.models[0].name) p.models[1].name += " (compared)";  // one model beside itself: two keys in metrics.json
     read_sentences(p);
     for (Studied& s : p.models) {
         for (const Sequence& q : p.sequences) s.attention.push_back(attention_of(s.model(), q.ids));

@@ -231,6 +231,7 @@ TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only wha
     const Json m3 = run_ok("phase3_visualization", {"--checkpoint", chars, "--compare-checkpoint", chars, "--out", out + "_chars"},
                            out + "_chars", 3);
     CHECK(strings(m3.at("tokens")) == std::vector<std::string>{"a", "_", "b", "i", "r", "d", "_", "s", "a", "n", "g", "_"});
+    CHECK(m3.at("attention_distance").find(chars + " (compared)"));  // the model beside itself keeps a key of its own
 
     // Bad values, each refused with exit 2 before any drawing.
     check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", masked, "--sentence", "the quiet cat"},
