@@ -115,6 +115,10 @@ void save_reversal_model(const std::string& path, const nn::Seq2Seq& model, cons
 
 ReversalModel load_reversal_model(const std::string& path) {
     LoadedSeq2Seq loaded = load_seq2seq(path);
+    return reversal_model(loaded, path);
+}
+
+ReversalModel reversal_model(LoadedSeq2Seq& loaded, const std::string& path) {
     ReversalModel m{std::move(loaded.model), {}, std::move(loaded.extra)};
     if (m.model->config().vocab != data::kReversalVocab)
         throw IOError("load_reversal_model: '" + path + "' has a vocabulary of " + std::to_string(m.model->config().vocab) +

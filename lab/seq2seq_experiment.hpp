@@ -85,6 +85,9 @@ void save_reversal_model(const std::string& path, const nn::Seq2Seq& model, cons
 // IOError naming the file if it is not a seq2seq checkpoint, is corrupt (load_seq2seq's
 // checks), has another vocabulary than the task's, or lengths outside [1, kLongestReversal].
 ReversalModel load_reversal_model(const std::string& path);
+// The same checks on a file already read (`path` names it in errors): takes `loaded`'s model
+// and metadata, and leaves its training state for a resumed run (seq2seq train --resume).
+ReversalModel reversal_model(nn::LoadedSeq2Seq& loaded, const std::string& path);
 
 // One source decoded greedily (at most L + 1 steps), and where each output step looked.
 struct ReversalDecode {

@@ -1,12 +1,12 @@
 // phase3_gradients.hpp — phase 3, step 8: gradients through attention.
 //
-// For the toy sentence's next-token loss under the causal model: dL/dA for every layer
+// For the studied sentence's next-token loss under the causal model: dL/dA for every layer
 // and head (diverging colours centred on 0) beside A itself; the gradient-weighted
 // attention max(-A ⊙ dL/dA, 0) (weight that helps the prediction), heads averaged, rolled out through the layers beside
 // plain rollout; and a check that the drawn dL/dA equals central differences on the
-// largest entry of every head. The numbers go to metrics.json ("attention_gradients")
-// and, as matrices, to out/phase3/attention_gradients.json (the explorer page carries the same
-// dL/dA, rounded, for every listed sentence: section 6 and lab::explorer_gradients).
+// largest entry of every head. The numbers go to metrics.json ("attention_gradients"); the
+// explorer page carries the matrices, rounded, for every listed sentence (section 6 and
+// lab::explorer_gradients).
 // Header-only because every .cpp in phases/ is a program of its own.
 #pragma once
 #include <cmath>
@@ -19,12 +19,13 @@
 
 namespace attnlab::phase {
 
-// tokens: <bos> words <eos>, ids the same as token ids [T].
-inline void section7_attention_gradients(Frame& f, nn::Transformer& model, const std::vector<std::int64_t>& ids,
-                                         const std::vector<std::string>& tokens) {
+// ids [T] as the model reads them (<bos> words <eos> for the toy grammar), tokens their labels,
+// text the sentence as printed.
+inline void section8_attention_gradients(Frame& f, nn::Transformer& model, const std::vector<std::int64_t>& ids,
+                                         const std::vector<std::string>& tokens, const std::string& text) {
     section("8. Gradients through attention: dL/dA for the next-token loss");
     const lab::AttentionGradients g = lab::attention_gradients(model, ids);
-    std::printf("next-token loss on '%s': %.4f\n", f.opt.text("sentence").c_str(), g.loss);
+    std::printf("next-token loss on '%s': %.4f\n", text.c_str(), g.loss);
     const std::int64_t L = static_cast<std::int64_t>(g.grads.size()), H = g.grads[0].size(0);
 
     // The check: autograd's dL/dA against (L(A + eps) - L(A - eps)) / 2 eps.
@@ -41,7 +42,7 @@ inline void section7_attention_gradients(Frame& f, nn::Transformer& model, const
     if (worst > 0.05) throw ValueError("phase 3: dL/dA differs from central differences by " + std::to_string(worst));
 
     std::printf("per head: max |dL/dA|, and how much of its weight helps the prediction (sum of max(-A * dL/dA, 0)):\n");
-    Json per_head = Json::array(), data = Json::object();
+    Json per_head = Json::array();
     std::vector<plots::Matrix> a_panels, g_panels;
     std::vector<std::string> titles;
     for (std::int64_t l = 0; l < L; ++l)
@@ -78,23 +79,6 @@ inline void section7_attention_gradients(Frame& f, nn::Transformer& model, const
                  "Phase 3, step 8: attention rollout through the layers (left) beside the rollout of gradient-weighted "
                  "attention (right: positive part of -A * dL/dA, the weight that lowers the next-token loss, heads averaged, "
                  "rows normalised).");
-    auto matrices = [](const std::vector<Tensor>& per_layer) {  // [l][h][i][j]
-        Json layers = Json::array();
-        for (const Tensor& t : per_layer) {
-            Json heads = Json::array();
-            for (std::int64_t h = 0; h < t.size(0); ++h) {
-                Json rows = Json::array();
-                for (const std::vector<double>& row : to_matrix(t.select(0, h))) rows.push_back(Json(Json::Array(row.begin(), row.end())));
-                heads.push_back(rows);
-            }
-            layers.push_back(heads);
-        }
-        return layers;
-    };
-    data["tokens"] = Json::Array(tokens.begin(), tokens.end());
-    data["loss"] = g.loss, data["weights"] = matrices(g.weights), data["gradients"] = matrices(g.grads);
-    save_json(f.out.dir() + "/attention_gradients.json", Json::Object{{"attention_gradients", data}});
-    std::printf("  wrote %s/attention_gradients.json\n", f.out.dir().c_str());
 }
 
 }  // namespace attnlab::phase

@@ -15,14 +15,19 @@
 //   7. head types: which heads follow the grammar's dependencies (and on generated text, 7b)
 //   8. gradients through attention: dL/dA per head, gradient-weighted rollout
 // and writes out/phase3/: attention_flow, 3d_attention (+ .gif), attention_rollout,
-// attention_distance (.svg + .png), explorer.html, explorer_data.json, metrics.json.
+// attention_distance, head_types, attention_gradients, gradient_weighted_rollout (.svg + .png),
+// explorer.html, explorer_data.json, metrics.json.
 // Every figure and printed line numbers layers and heads from 1 (layer 1, head 1), as
 // phases 1, 2 and 4 and the seeds do; the loops below count from 0, as the tensors do,
 // and add 1 where they print. metrics.json holds indices, not labels: its "layer" and
 // "head" fields and the positions in its per-layer arrays count from 0.
 // `phase3 --help` lists the settings: --sentence (studied in steps 2-5 and shown first in
 // the explorer, before the toy sentences), --checkpoint (the model of steps 2-4, causal_model
-// by default; multi_head_model stays the bidirectional one to compare), --seed, --out.
+// by default), --compare-checkpoint (the model beside it, multi_head_model), --seed, --out.
+// Models of the learner's own corpus (tinygpt train --corpus) are studied too, both of the same
+// vocabulary and tokens: the sentence is then the corpus's first tokens (or --sentence in its
+// vocabulary), read without <bos> and <eos> as the corpus was, and step 7, which needs the
+// grammar's gold pairs, says in one line that it is skipped; every other step runs.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -107,47 +112,91 @@ Json json_matrix(const Tensor& m) {  // [R, C] -> [[...], ...]
 
 namespace {
 
+// One sentence as the models read it. The toy grammar's models read <bos> words <eos>, as its
+// training rows packed each sentence (data/packing.hpp); a corpus model reads the tokens alone,
+// as its one stream of training text.
+struct Sequence {
+    std::vector<std::int64_t> ids;    // [T], what the models read
+    std::vector<std::string> tokens;  // the same in the vocabulary's spelling (what the explorer looks up)
+    std::vector<std::string> labels;  // as axes show them (phase::token_labels: whitespace made visible)
+    std::string text;                 // the words (or characters) alone, as the explorer lists them
+};
+
 // What the sections share: the settings, the two models, the sentences and what the models did.
 struct Phase3 : phase::Frame {
     explicit Phase3(const lab::Options& o) : Frame(o, "phase3") {}
-    std::vector<std::vector<std::int64_t>> sentences;         // words only; sentence 0 is --sentence
-    std::vector<std::vector<std::string>> sentence_tokens;    // <bos> words <eos>
-    std::vector<Studied> models;                              // [0] the studied (causal) one, [1] the bidirectional one
+    std::vector<Sequence> sequences;  // [0] is --sentence, then the toy sentences (for the toy grammar's models)
+    std::string text;                 // --sentence as phase::studied_sentence reads it, on one line
+    std::vector<Studied> models;      // [0] the studied (causal) one, [1] the bidirectional one
+    bool corpus = false;              // the models were trained on the learner's corpus, not the toy grammar
     std::int64_t L = 0, H = 0;
-    const Layers& toy() const { return models[0].attention[0]; }  // models[0] on <bos> --sentence <eos>
-    const std::vector<std::string>& tokens() const { return sentence_tokens[0]; }
+    const Layers& toy() const { return models[0].attention[0]; }  // models[0] on sequences[0]
+    const std::vector<std::string>& tokens() const { return sequences[0].labels; }
 };
+
+// The sentences: --sentence first (phase::studied_sentence: a corpus model's own tokens, by
+// default the corpus's first ones), then, for the toy grammar, data/toy_sequences.txt.
+void read_sentences(Phase3& p) {
+    const nn::LoadedCheckpoint& ck = p.models[0].checkpoint;
+    const phase::Sentence studied = phase::studied_sentence(p.opt, ck);
+    p.text = studied.text;
+    std::vector<std::vector<std::int64_t>> sentences{studied.ids};
+    if (!p.corpus)
+        for (const auto& s : data::load_toy_sequences(data::toy_grammar().vocab()))
+            if (s != studied.ids) sentences.push_back(s);
+    const bool chars = lab::task_from_kind(ck.info.kind) == lab::Task::chars;
+    for (const auto& s : sentences) {
+        Sequence q{p.corpus ? s : framed(s), {}, {}, ""};
+        for (std::int64_t id : q.ids) q.tokens.push_back(ck.info.vocab[static_cast<std::size_t>(id)]);
+        for (std::int64_t id : s) q.text += (q.text.empty() || chars ? "" : " ") + ck.info.vocab[static_cast<std::size_t>(id)];
+        q.labels = phase::token_labels(q.ids, ck.info.vocab);
+        p.sequences.push_back(std::move(q));
+    }
+}
+
+// The model beside the studied one reads the same sentences: the same vocabulary, tokenised the same way.
+void check_same_tokens(const Phase3& p) {
+    const nn::LoadedCheckpoint &ck = p.models[0].checkpoint, &other = p.models[1].checkpoint;
+    auto chars = [](const nn::LoadedCheckpoint& c) { return lab::task_from_kind(c.info.kind) == lab::Task::chars; };
+    if (other.info.vocab == ck.info.vocab && chars(other) == chars(ck)) return;
+    auto tokens = [](const nn::LoadedCheckpoint& c) { return std::to_string(c.info.vocab.size()) + " tokens"; };
+    p.opt.fail("compare-checkpoint", "trained on " + phase::trained_on(other) + ", " + tokens(other) + ", but --checkpoint on " +
+                                         phase::trained_on(ck) + ", " + tokens(ck) +
+                                         ": both read the same sentences, so they need the same vocabulary and tokens");
+}
 
 void section1_models(Phase3& p) {
     phase::section("1. The trained models");
     p.models.push_back({"causal", p.opt.given("checkpoint") ? p.opt.text("checkpoint") : "causal_model",
                         phase::load_model(p.opt, lab::Task::causal), {}});
+    p.corpus = p.models[0].checkpoint.info.vocab != lab::grammar_vocab();
+    if (p.corpus && !p.opt.given("compare-checkpoint"))  // said before the default is loaded (or trained) for nothing
+        p.opt.fail("compare-checkpoint", "not given, and the default reads the toy grammar, but --checkpoint was trained on " +
+                                             phase::trained_on(p.models[0].checkpoint) +
+                                             ": give a model of the same corpus and tokens (tinygpt train --corpus FILE ...)");
     p.models.push_back({"bidirectional", p.opt.given("compare-checkpoint") ? p.opt.text("compare-checkpoint") : "multi_head_model",
                         phase::load_model(p.opt, lab::Task::multi_head, "compare-checkpoint"), {}});
-    // The sentences: --sentence, then the toy sentences (data/toy_sequences.txt), if the model reads the toy grammar.
-    const std::vector<std::string>& vocab = p.models[0].checkpoint.info.vocab;
-    p.sentences.push_back(phase::sentence_ids(p.opt, vocab, p.models[0].model().config().context));
-    if (vocab == lab::grammar_vocab())
-        for (const auto& s : data::load_toy_sequences(data::toy_grammar().vocab()))
-            if (s != p.sentences[0]) p.sentences.push_back(s);
-    for (const auto& s : p.sentences) {
-        p.sentence_tokens.emplace_back();
-        for (std::int64_t id : framed(s)) p.sentence_tokens.back().push_back(vocab[static_cast<std::size_t>(id)]);
-    }
+    check_same_tokens(p);
+    if (p.models[1].name == p.models[0].name) p.models[1].name += " (compared)";  // one model beside itself: two keys in metrics.json
+    read_sentences(p);
     for (Studied& s : p.models) {
-        for (const auto& ids : p.sentences) s.attention.push_back(attention_of(s.model(), framed(ids)));
+        for (const Sequence& q : p.sequences) s.attention.push_back(attention_of(s.model(), q.ids));
         const nn::TransformerConfig& c = s.model().config();
         auto extra = [&](const char* key) {
             const auto it = s.checkpoint.info.extra.find(key);
             return it == s.checkpoint.info.extra.end() ? std::string("?") : it->second;
         };
-        std::printf("  %-17s %s, %lld layers x %lld heads, d_model %lld; step %lld of %s; val loss %s (Bayes floor %s)\n",
+        const std::string floor = p.corpus ? "" : " (Bayes floor " + extra("bayes_floor").substr(0, 5) + ")";  // none for a corpus
+        std::printf("  %-17s %s, %lld layers x %lld heads, d_model %lld; step %lld of %s; val loss %s%s\n",
                     s.name.c_str(), c.causal ? "causal" : "bidirectional", (long long)c.n_layers, (long long)c.n_heads,
                     (long long)c.d_model, (long long)s.checkpoint.step, extra("total_steps").c_str(),
-                    extra("val_loss").substr(0, 5).c_str(), extra("bayes_floor").substr(0, 5).c_str());
+                    extra("val_loss").substr(0, 5).c_str(), floor.c_str());
     }
+    if (p.corpus)
+        std::printf("  trained on %s; the sentence (%zu tokens): %s\n", phase::trained_on(p.models[0].checkpoint).c_str(),
+                    p.tokens().size(), p.text.c_str());
     p.L = static_cast<std::int64_t>(p.toy().size()), p.H = p.toy()[0].size(0);
-    p.m["sentence"] = p.opt.text("sentence");
+    p.m["sentence"] = p.text;
     p.m["tokens"] = Json(Json::Array(p.tokens().begin(), p.tokens().end()));
 }
 
@@ -168,7 +217,7 @@ void section2_attention_flow(Phase3& p) {
             panels.push_back(plots::attention_flow(
                 tokens, phase::to_matrix(w), {.title = "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1)}));
         }
-    p.out.figure(plots::figure_grid(panels, {.title = name + " on \"" + p.opt.text("sentence") +
+    p.out.figure(plots::figure_grid(panels, {.title = name + " on \"" + p.text +
                                                           "\": query (top) -> key (bottom), width = weight",
                                              .columns = 2}),
                  "attention_flow",
@@ -206,8 +255,9 @@ void section4_rollout(Phase3& p) {
     print_matrix("raw layer " + L + " (the last), heads averaged", tokens, raw);
     print_matrix("rollout over layers 1-" + L, tokens, rollout);
     const std::int64_t T = raw.size(0);
-    std::printf("  the last query draws %.3f of its rollout from <bos> and %.3f from itself (raw last layer: %.3f, %.3f)\n",
-                rollout.select(0, T - 1).select(0, 0).item(), rollout.select(0, T - 1).select(0, T - 1).item(),
+    const std::string first = p.corpus ? "the first token, '" + tokens[0] + "'," : tokens[0];  // <bos> for the toy grammar
+    std::printf("  the last query draws %.3f of its rollout from %s and %.3f from itself (raw last layer: %.3f, %.3f)\n",
+                rollout.select(0, T - 1).select(0, 0).item(), first.c_str(), rollout.select(0, T - 1).select(0, T - 1).item(),
                 raw.select(0, T - 1).select(0, 0).item(), raw.select(0, T - 1).select(0, T - 1).item());
     plots::HeatmapGridOptions grid;
     grid.title = p.models[0].name + ": what each query reads, directly and through the layers";
@@ -229,8 +279,9 @@ void section4_rollout(Phase3& p) {
     p.m["raw_last_layer"] = json_matrix(raw);
 }
 
-// One model's distance, entropy and <bos> weight per layer and head, means over every query
-// of every sentence; prints its rows and returns its panel. layer_ratio: distance / uniform per layer.
+// One model's distance, entropy and weight on key 0 (<bos>, or a corpus model's first token) per
+// layer and head, means over every query of every sentence; prints its rows and returns its
+// panel. layer_ratio: distance / uniform per layer.
 plots::Figure distance_of(Studied& s, std::size_t index, Json& out, std::vector<double>& layer_ratio, double& uniform) {
     const std::int64_t L = static_cast<std::int64_t>(s.attention[0].size()), H = s.attention[0][0].size(0);
     Tensor distance = zeros({L, H}, kFloat64), entropy = zeros({L, H}, kFloat64), bos = zeros({L, H}, kFloat64);
@@ -242,10 +293,11 @@ plots::Figure distance_of(Studied& s, std::size_t index, Json& out, std::vector<
         queries += static_cast<double>(w.size(2));
         distance = distance + sum(lab::row_distance(w), 2);  // [L, H, T] -> [L, H]
         entropy = entropy + sum(lab::row_entropy(w), 2);
-        bos = bos + sum(w.select(3, 0), 2);                  // the weight on key 0, <bos>
+        bos = bos + sum(w.select(3, 0), 2);                  // the weight on key 0
     }
     distance = distance / queries, entropy = entropy / queries, bos = bos / queries, uniform /= queries;
     const plots::Matrix d = phase::to_matrix(distance), e = phase::to_matrix(entropy), b = phase::to_matrix(bos);
+    const char* key0 = s.checkpoint.info.vocab == lab::grammar_vocab() ? "bos_weight" : "first_token_weight";
     Json model_json = Json::Object{{"uniform", uniform}, {"layers", Json::array()}};
     std::vector<std::string> labels;  // the figure: one bar per (layer, head), and last uniform's under the same mask
     std::vector<double> values;
@@ -260,7 +312,7 @@ plots::Figure distance_of(Studied& s, std::size_t index, Json& out, std::vector<
         std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", s.name.c_str(), l + 1, layer_mean, uniform, layer_mean / uniform);
         layer_ratio.push_back(layer_mean / uniform);
         model_json["layers"].push_back(Json::Object{{"distance", json_array(d[l])}, {"entropy", json_array(e[l])},
-                                                    {"bos_weight", json_array(b[l])}, {"mean_distance", layer_mean}});
+                                                    {key0, json_array(b[l])}, {"mean_distance", layer_mean}});
     }
     out[s.name] = std::move(model_json);
     labels.push_back("uniform, same mask"), values.push_back(uniform);
@@ -270,10 +322,11 @@ plots::Figure distance_of(Studied& s, std::size_t index, Json& out, std::vector<
 }
 
 void section5_attention_distance(Phase3& p) {
-    phase::section("5. Attention distance: mean |i - j| weighted by attention, over every query of the " +
-                   std::to_string(p.sentences.size()) + " sentences");
+    const std::string sentences = p.sequences.size() == 1 ? "sentence" : std::to_string(p.sequences.size()) + " sentences";
+    phase::section("5. Attention distance: mean |i - j| weighted by attention, over every query of the " + sentences);
     std::printf("  'uniform' is the distance if each query spread its weight evenly over the keys its mask allows\n");
-    std::printf("  %-17s %5s %4s %8s %8s %6s %8s %6s\n", "model", "layer", "head", "distance", "uniform", "ratio", "entropy", "<bos>");
+    std::printf("  %-17s %5s %4s %8s %8s %6s %8s %6s\n", "model", "layer", "head", "distance", "uniform", "ratio", "entropy",
+                p.corpus ? "first" : "<bos>");
     std::vector<plots::Figure> panels;
     std::vector<std::vector<double>> layer_ratio(p.models.size());  // [model][layer]: distance / uniform, heads averaged
     std::vector<double> uniforms(p.models.size()), overall(p.models.size());
@@ -296,36 +349,39 @@ void section5_attention_distance(Phase3& p) {
                 overall[1] * uniforms[1], overall[0], overall[1]);
     p.m["distance_over_uniform"] =
         Json::Object{{p.models[0].name, json_array(layer_ratio[0])}, {p.models[1].name, json_array(layer_ratio[1])}};
-    p.out.figure(plots::figure_grid(panels, {.title = "Attention distance: mean |i - j| over every query of the " +
-                                                      std::to_string(p.sentences.size()) + " sentences", .columns = 1}),
+    p.out.figure(plots::figure_grid(panels, {.title = "Attention distance: mean |i - j| over every query of the " + sentences,
+                                             .columns = 1}),
                  "attention_distance",
                  "Phase 3: how far each head looks (mean |i - j|), per layer, for both models.");
 }
 
 void section6_explorer(Phase3& p) {
-    phase::section("6. The explorer: both models, live, on the toy sentences or any text in their vocabulary");
+    phase::section(std::string("6. The explorer: both models, live, on ") + (p.corpus ? "the sentence" : "the toy sentences") +
+                   " or any text in their vocabulary");
     std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
-    const std::vector<std::string>& vocab = p.models[0].checkpoint.info.vocab;
-    for (std::size_t s = 0; s < p.sentences.size(); ++s) {
-        std::string text;
-        for (std::int64_t id : p.sentences[s]) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(id)];
-        sentences.emplace_back(text, p.sentence_tokens[s]);
-    }
+    std::vector<std::vector<std::string>> listed;
+    for (const Sequence& q : p.sequences) sentences.emplace_back(q.text, q.tokens), listed.push_back(q.tokens);
     Json models = Json::array();
     for (Studied& s : p.models) {
         const bool causal = s.model().config().causal;
+        // The page frames typed text as section 1 does: <bos> words <eos>, or a corpus model's tokens alone.
+        const lab::Framing framing = p.corpus ? lab::prompt_framing(s.checkpoint) : lab::Framing{false, {"<bos>"}, {"<eos>"}};
         Json m = lab::explorer_model(
             s.checkpoint, {s.key, s.name,
                            causal ? "TinyGPT, next-token prediction: a token sees itself and earlier ones"
                                   : "bidirectional encoder, masked-token prediction: a token sees all",
-                           p.opt.text(s.key == "causal" ? "checkpoint" : "compare-checkpoint"), {false, {"<bos>"}, {"<eos>"}}});  // as section 1 frames them
-        if (causal) m["gradients"] = lab::explorer_gradients(s.checkpoint, p.sentence_tokens);  // the page's dL/dA toggle
+                           p.opt.text(s.key == "causal" ? "checkpoint" : "compare-checkpoint"), framing});
+        if (causal) m["gradients"] = lab::explorer_gradients(s.checkpoint, listed);  // the page's dL/dA toggle
         models.push_back(std::move(m));
     }
     const std::string page = lab::write_explorer_page(lab::explorer_data(sentences, std::move(models)), p.out.dir());
-    std::printf("  wrote %s (%zu KB: %zu sentences listed, %zu models' weights) and explorer_data.json\n", page.c_str(),
-                static_cast<std::size_t>(std::filesystem::file_size(page) / 1024), p.sentences.size(), p.models.size());
-    std::printf("  open it, or one view: %s#model=causal&text=the+dog+saw+the+cat&layer=2&head=3&token=3\n", page.c_str());
+    std::printf("  wrote %s (%zu KB: %zu sentence%s listed, %zu models' weights) and explorer_data.json\n", page.c_str(),
+                static_cast<std::size_t>(std::filesystem::file_size(page) / 1024), p.sequences.size(),
+                p.sequences.size() == 1 ? "" : "s", p.models.size());
+    if (p.corpus)
+        std::printf("  open it: the sentence is listed first\n");
+    else
+        std::printf("  open it, or one view: %s#model=causal&text=the+dog+saw+the+cat&layer=2&head=3&token=3\n", page.c_str());
 }
 
 }  // namespace
@@ -344,7 +400,7 @@ int main(int argc, char** argv) try {
     section5_attention_distance(p);
     section6_explorer(p);
     phase3::section_head_types(p, p.models[0].checkpoint, p.models[1].checkpoint);
-    phase::section7_attention_gradients(p, p.models[0].model(), framed(p.sentences[0]), p.tokens());
+    phase::section8_attention_gradients(p, p.models[0].model(), p.sequences[0].ids, p.tokens(), p.text);
     p.out.save_metrics();
     return 0;
 } catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1

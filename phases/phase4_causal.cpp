@@ -65,7 +65,7 @@ struct Phase4 : Frame {
     std::int64_t first = 1;                    // ids[first..] are the sentence's own tokens (after <bos>)
     std::int64_t eos = data::Vocab::kEos;      // generation stops there; -1 for a corpus (one stream, no <eos>)
     nn::Transformer& gpt() const { return *ckpt.model; }
-    std::vector<std::string> labels(const std::vector<std::int64_t>& tokens) const { return phase4::token_labels(tokens, ckpt.info.vocab); }
+    std::vector<std::string> labels(const std::vector<std::int64_t>& tokens) const { return phase::token_labels(tokens, ckpt.info.vocab); }
     std::string text(const std::vector<std::int64_t>& tokens) const {
         return phase4::text_of(tokens, ckpt.info.vocab, lab::task_from_kind(ckpt.info.kind) == lab::Task::chars ? "" : " ");
     }

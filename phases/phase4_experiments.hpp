@@ -65,11 +65,6 @@ inline std::vector<std::int64_t> with_bos(const std::string& text) {
     for (std::int64_t id : data::WordTokenizer(data::toy_grammar().vocab()).encode(text)) ids.push_back(id);
     return ids;
 }
-// Tokens as labels, in `vocab` (the grammar's by default), whitespace made visible.
-inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& ids,
-                                             const std::vector<std::string>& vocab = lab::grammar_vocab()) {
-    return phase::token_labels(ids, vocab);
-}
 // The tokens as text: words joined by spaces, characters (sep "") as they are.
 inline std::string text_of(const std::vector<std::int64_t>& ids, const std::vector<std::string>& vocab = lab::grammar_vocab(),
                            const std::string& sep = " ") {

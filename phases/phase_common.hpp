@@ -182,6 +182,16 @@ inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& id
     return out;
 }
 
+// What a checkpoint was trained on, for messages: "the toy grammar", or "corpus 'notes.txt'
+// (words)" (tinygpt train --corpus records the file's path; "its own corpus" if it did not).
+inline std::string trained_on(const nn::LoadedCheckpoint& ck) {
+    if (ck.info.vocab == lab::grammar_vocab()) return "the toy grammar";
+    const auto it = ck.metadata.find("corpus");
+    const std::string unit = lab::task_from_kind(ck.info.kind) == lab::Task::chars ? "characters" : "words";
+    return (it == ck.metadata.end() || it->second.empty() ? std::string("its own corpus") : "corpus '" + it->second + "'") +
+           " (" + unit + ")";
+}
+
 // The sentence a phase studies, for any checkpoint: --sentence (or its default) in the toy
 // grammar's words for a model of the grammar; for a model of the learner's own corpus, its
 // characters or words (corpus_sentence_ids: without --sentence, the corpus's first tokens).

@@ -92,8 +92,8 @@ void run_and_save(nn::Seq2Seq& model, const data::ReversalConfig& task, lab::Rev
 int resume(const lab::Options& o, std::int64_t stop_after, std::int64_t per_length) {
     const std::string path = o.text("resume");
     if (path.empty()) o.fail("resume", "needs a file path");
-    const nn::LoadedSeq2Seq loaded = nn::load_seq2seq(path);  // IOError naming the file: exit 1
-    lab::ReversalModel m = lab::load_reversal_model(path);
+    nn::LoadedSeq2Seq loaded = nn::load_seq2seq(path);  // IOError naming the file: exit 1; read once
+    lab::ReversalModel m = lab::reversal_model(loaded, path);  // the model; `loaded` keeps the training state
     if (!loaded.has_training_state)
         throw IOError("resume: '" + path + "' holds no training state (an inference-only or format_version 1 file); "
                       "it cannot be continued");

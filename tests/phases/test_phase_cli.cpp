@@ -24,6 +24,32 @@ testing::ProgramRun spawn(const std::string& program, std::vector<std::string> a
     return testing::run_program(args, 300);
 }
 
+// `c`'s task on `c`'s data, as a tiny model (d_model 16, n_heads, 1 layer, context 16, 5 steps
+// of 4 rows), written to `out`; returns `out`.
+std::string train_tiny(lab::TrainConfig c, const fs::path& out, std::int64_t n_heads = 2) {
+    c.steps = 5, c.d_model = 16, c.n_heads = n_heads, c.n_layers = 1, c.context = 16, c.batch = 4, c.warmup = 1;
+    c.eval_every = 5, c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet, c.out = out.string();
+    lab::train(c);
+    return c.out;
+}
+
+// A corpus file in `dir` (created): `line` 30 times.
+std::string write_corpus(const fs::path& dir, const std::string& line) {
+    fs::create_directories(dir);
+    std::string text;
+    for (int i = 0; i < 30; ++i) text += line;
+    write_file_atomic((dir / "corpus.txt").string(), text);
+    return (dir / "corpus.txt").string();
+}
+
+// A tiny model of the corpus file: `task` on its words, or (words false) the char task on its characters.
+std::string tiny_corpus_model(const std::string& corpus, lab::Task task, bool words, const fs::path& out,
+                              std::int64_t n_heads = 2) {
+    lab::TrainConfig c;
+    c.task = task, c.word_tokens = words, c.corpus = corpus;
+    return train_tiny(c, out, n_heads);
+}
+
 // A temporary folder with three tiny checkpoints, made once and removed at exit.
 struct Fixture {
     fs::path dir = fs::temp_directory_path() / ("attnlab_phase_cli_" + std::to_string(::getpid()));
@@ -31,11 +57,7 @@ struct Fixture {
         fs::create_directories(dir);
         for (const lab::Task task : {lab::Task::causal, lab::Task::single_head, lab::Task::multi_head}) {
             const std::string name = lab::info(task).model_name;
-            lab::TrainConfig c = lab::standard_config(task);
-            c.steps = 5, c.d_model = 16, c.n_heads = name == "single_head_model" ? 1 : 2, c.n_layers = 1, c.context = 16;
-            c.batch = 4, c.warmup = 1, c.eval_every = 5, c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet;
-            c.out = (dir / (name + ".safetensors")).string();
-            lab::train(c);
+            train_tiny(lab::standard_config(task), dir / (name + ".safetensors"), name == "single_head_model" ? 1 : 2);
         }
     }
     ~Fixture() { fs::remove_all(dir); }
@@ -156,6 +178,72 @@ TEST_CASE("phase 3 runs on the learner's sentence and checkpoints", "[phases][cl
     CHECK(fs::exists(out + "/phase3/explorer.html"));
 }
 
+TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only what needs the grammar", "[phases][cli][phase3]") {
+    const fs::path dir = fixture().dir / "corpus_phase3";
+    const std::string corpus = write_corpus(dir, "a bird sang over the quiet river today.\n");
+    // A causal word model of 2 heads beside a masked-token one of 4: each is measured with its own heads.
+    const std::string causal = tiny_corpus_model(corpus, lab::Task::causal, true, dir / "causal.safetensors", 2);
+    const std::string masked = tiny_corpus_model(corpus, lab::Task::multi_head, true, dir / "masked.safetensors", 4);
+    const std::string out = (dir / "out").string();
+    const auto r = spawn("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", masked, "--out", out});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("=== 7. Head types (and 7b) skipped: needs the toy grammar's gold pairs; this checkpoint "
+                                         "was trained on corpus '" + corpus + "' (words) ==="));
+    const Json m = load_json(out + "/phase3/metrics.json");
+    // Without --sentence: the corpus's first 12 words, read as the corpus was, without <bos> and <eos>.
+    const std::vector<std::string> first12{"a", "bird", "sang", "over", "the", "quiet", "river", "today.", "a", "bird", "sang", "over"};
+    CHECK(strings(m.at("tokens")) == first12);
+    CHECK(m.at("sentence").as_string() == "a bird sang over the quiet river today. a bird sang over");
+    CHECK(m.at("rollout").size() == 12);
+    CHECK(m.at("rollout").as_array()[0].size() == 12);
+    for (const auto& [model, heads] : {std::pair{causal, 2u}, std::pair{masked, 4u}}) {
+        INFO(model);
+        const Json& layers = m.at("attention_distance").at(model).at("layers");
+        REQUIRE(layers.size() == 1);  // the checkpoint's one layer
+        CHECK(layers.as_array()[0].at("distance").size() == heads);
+        CHECK(layers.as_array()[0].at("first_token_weight").size() == heads);  // key 0 is a word: no <bos>
+        CHECK_FALSE(layers.as_array()[0].find("bos_weight"));
+    }
+    CHECK(m.at("3d_attention").at("head").as_int64() < 2);
+    CHECK(m.at("attention_gradients").at("per_head").size() == 2);
+    CHECK(m.at("attention_gradients").at("check_worst_rel_error").as_double() <= 0.05);
+    CHECK_FALSE(m.find("head_types"));
+    CHECK_FALSE(m.find("generated_text_roles"));
+    for (const char* figure : {"attention_flow", "3d_attention", "attention_rollout", "attention_distance", "attention_gradients",
+                               "gradient_weighted_rollout"})
+        CHECK(fs::exists(out + "/phase3/" + figure + ".png"));
+    CHECK_FALSE(fs::exists(out + "/phase3/head_types.png"));
+    // The explorer lists the sentence alone and frames typed text as the corpus was read: no <bos>.
+    const Json page = load_json(out + "/phase3/explorer_data.json");
+    REQUIRE(page.at("sentences").size() == 1);
+    CHECK(strings(page.at("sentences").as_array()[0].at("tokens")) == first12);
+    CHECK(page.at("models").as_array()[1].at("n_heads").as_int64() == 4);
+    CHECK(page.at("models").as_array()[0].at("tokenizer").at("prefix").size() == 0);
+    CHECK(page.at("models").as_array()[0].at("gradients").size() == 1);
+
+    // --sentence in the corpus's words; a character model beside itself, its whitespace made visible.
+    const Json m2 = run_ok("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", masked, "--sentence",
+                                                    "the quiet bird sang", "--out", out + "_sentence"}, out + "_sentence", 3);
+    CHECK(strings(m2.at("tokens")) == std::vector<std::string>{"the", "quiet", "bird", "sang"});
+    CHECK(m2.at("rollout").size() == 4);
+    const std::string chars = tiny_corpus_model(corpus, lab::Task::chars, false, dir / "chars.safetensors");
+    const Json m3 = run_ok("phase3_visualization", {"--checkpoint", chars, "--compare-checkpoint", chars, "--out", out + "_chars"},
+                           out + "_chars", 3);
+    CHECK(strings(m3.at("tokens")) == std::vector<std::string>{"a", "_", "b", "i", "r", "d", "_", "s", "a", "n", "g", "_"});
+    CHECK(m3.at("attention_distance").find(chars + " (compared)"));  // the model beside itself keeps a key of its own
+
+    // Bad values, each refused with exit 2 before any drawing.
+    check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", masked, "--sentence", "the quiet cat"},
+                   "--sentence", "the quiet cat", "does not know the word 'cat'; nearest known words: ");
+    check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", fixture().ckpt("multi_head_model")},
+                   "--compare-checkpoint", "multi_head_model", "trained on the toy grammar");
+    check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", chars}, "--compare-checkpoint",
+                   "chars.safetensors", "(characters)");
+    check_rejected("phase3_visualization", {"--checkpoint", causal}, "--compare-checkpoint", "multi_head_model",
+                   "not given, and the default reads the toy grammar");
+}
+
 TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and steps", "[phases][cli][phase4]") {
     check_rejected("phase4_causal", {"--mask", "local:0"}, "--mask", "'local:0'", "not a mask");
     check_rejected("phase4_causal", {"--mask", "diagonal"}, "--mask", "'diagonal'", "not a mask");
@@ -180,20 +268,13 @@ TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and st
 
 TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only what needs the grammar", "[phases][cli][phase4]") {
     const fs::path dir = fixture().dir / "corpus";
-    fs::create_directories(dir);
-    std::string text;
-    for (int i = 0; i < 30; ++i) text += "a bird sang over the quiet river today.\n";
-    write_file_atomic((dir / "corpus.txt").string(), text);
+    const std::string corpus = write_corpus(dir, "a bird sang over the quiet river today.\n");
     for (const bool words : {false, true}) {
         INFO((words ? "word" : "character") << " model");
-        lab::TrainConfig c;
-        c.task = words ? lab::Task::causal : lab::Task::chars, c.word_tokens = words, c.corpus = (dir / "corpus.txt").string();
-        c.steps = 5, c.d_model = 16, c.n_heads = 2, c.n_layers = 1, c.context = 16, c.batch = 4, c.warmup = 1, c.eval_every = 5;
-        c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet;
-        c.out = (dir / (words ? "words.safetensors" : "chars.safetensors")).string();
-        lab::train(c);
+        const std::string model = tiny_corpus_model(corpus, words ? lab::Task::causal : lab::Task::chars, words,
+                                                    dir / (words ? "words.safetensors" : "chars.safetensors"));
         const std::string out = (dir / (words ? "out_words" : "out_chars")).string();
-        const auto r = spawn("phase4_causal", {"--checkpoint", c.out, "--out", out});
+        const auto r = spawn("phase4_causal", {"--checkpoint", model, "--out", out});
         INFO(r.output);
         REQUIRE(r.exit_code == 0);  // not refused, not crashed
         for (const char* step : {"4. Break causality", "7. Custom masks", "8. Attention entropy during training", "8. Pruning heads",
@@ -234,30 +315,22 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
 
 TEST_CASE("phases 1 and 2 study a character model of the learner's corpus on its own text", "[phases][cli][phase1][phase2]") {
     const fs::path dir = fixture().dir / "corpus_chars";
-    fs::create_directories(dir);
-    std::string text;
-    for (int i = 0; i < 30; ++i) text += "a bird\tsang.\nover the river\n";
-    write_file_atomic((dir / "corpus.txt").string(), text);
-    lab::TrainConfig c;
-    c.task = lab::Task::chars, c.corpus = (dir / "corpus.txt").string();
-    c.steps = 5, c.d_model = 16, c.n_heads = 2, c.n_layers = 1, c.context = 16, c.batch = 4, c.warmup = 1, c.eval_every = 5;
-    c.val_batches = 1, c.progress = lab::TrainConfig::Progress::quiet;
-    c.out = (dir / "chars.safetensors").string();
-    lab::train(c);
+    const std::string corpus = write_corpus(dir, "a bird\tsang.\nover the river\n");
+    const std::string model = tiny_corpus_model(corpus, lab::Task::chars, false, dir / "chars.safetensors");
     for (const char* program : {"phase1_single_head", "phase2_multi_head"}) {
         INFO(program);
         const std::string out = (dir / program).string();
         // Without --sentence: the corpus's first 12 characters, whitespace spelled out on one line.
-        const auto r = spawn(program, {"--checkpoint", c.out, "--out", out, "--steps", "20"});
+        const auto r = spawn(program, {"--checkpoint", model, "--out", out, "--steps", "20"});
         INFO(r.output);
         REQUIRE(r.exit_code == 0);  // the grammar's default sentence is not forced on a character model
         CHECK_THAT(r.output, Catch::Contains("a bird\\tsang."));
         // --sentence in the model's characters; a character it never saw is refused by name.
-        const auto r2 = spawn(program, {"--checkpoint", c.out, "--out", out, "--steps", "20", "--sentence", "bird over"});
+        const auto r2 = spawn(program, {"--checkpoint", model, "--out", out, "--steps", "20", "--sentence", "bird over"});
         INFO(r2.output);
         CHECK(r2.exit_code == 0);
         CHECK_THAT(r2.output, Catch::Contains("bird over"));
-        check_rejected(program, {"--checkpoint", c.out, "--sentence", "bird!"}, "--sentence", "bird!", "!");
+        check_rejected(program, {"--checkpoint", model, "--sentence", "bird!"}, "--sentence", "bird!", "!");
     }
 }
 
