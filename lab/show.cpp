@@ -181,6 +181,10 @@ Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m) {
                         {"weights", explorer::base64(explorer::float32_bytes(weights))}};
 }
 
+std::string token_label(const std::string& token) {
+    return token == " " ? "_" : token == "\n" ? "\\n" : token == "\t" ? "\\t" : token;
+}
+
 Json explorer_gradients(const nn::LoadedCheckpoint& ck, const std::vector<std::vector<std::string>>& sequences) {
     if (!ck.model->config().causal)
         throw ValueError("explorer_gradients: dL/dA of the next-token loss needs a causal model; a bidirectional one sees the next token");
@@ -246,7 +250,16 @@ std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& na
                                      name, prompt_framing(ck)});
     std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
     std::vector<std::vector<std::string>> listed;
-    for (const AttentionOf& a : sequences) sentences.emplace_back(a.text, a.tokens), listed.push_back(a.tokens);
+    for (const AttentionOf& a : sequences) {
+        // The page runs the model on its tokens, so it gets the vocabulary's tokens, not the labels.
+        if (a.ids.size() != a.tokens.size())
+            throw ShapeError("write_explorer: '" + a.text + "' has " + std::to_string(a.tokens.size()) + " labels but " +
+                             std::to_string(a.ids.size()) + " token ids");
+        std::vector<std::string> tokens;
+        for (std::int64_t id : a.ids) tokens.push_back(ck.info.vocab.at(static_cast<std::size_t>(id)));
+        sentences.emplace_back(a.text, tokens);
+        listed.push_back(std::move(tokens));
+    }
     if (causal) model["gradients"] = explorer_gradients(ck, listed);
     return write_explorer_page(explorer_data(sentences, Json(Json::Array{model})), dir);
 }

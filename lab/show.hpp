@@ -28,7 +28,13 @@ struct AttentionOf {
     std::string text;                 // the text itself, as the explorer lists it
     std::vector<std::string> tokens;  // one per position
     std::vector<Tensor> layers;       // layers[l]: [H, T, T], rows sum to 1 (0 where fully masked)
+    std::vector<std::int64_t> ids;    // the model's token ids, when a model made it (empty from an .npy):
+                                      // `tokens` are labels (a space drawn as "_"), the explorer needs the ids
 };
+
+// A token as a label: whitespace made visible (" " -> "_", "\n" -> "\\n", "\t" -> "\\t"), so a
+// character model's tokens can label axes and files that split on spaces.
+std::string token_label(const std::string& token);
 
 // Checks the shapes (ShapeError naming the layer) and the values (ValueError: outside [0, 1]).
 void check(const AttentionOf& a);

@@ -171,14 +171,10 @@ inline std::vector<std::int64_t> corpus_sentence_ids(const lab::Options& o, cons
     return ids;
 }
 
-// Tokens as labels, in `vocab` (id -> token). Whitespace is made visible ("_", "\\n"): a
-// character model's tokens label axes and files that split on spaces.
+// Tokens as labels, in `vocab` (id -> token), whitespace made visible (lab::token_label).
 inline std::vector<std::string> token_labels(const std::vector<std::int64_t>& ids, const std::vector<std::string>& vocab) {
     std::vector<std::string> out;
-    for (std::int64_t id : ids) {
-        const std::string& t = vocab.at(static_cast<std::size_t>(id));
-        out.push_back(t == " " ? "_" : t == "\n" ? "\\n" : t == "\t" ? "\\t" : t);
-    }
+    for (std::int64_t id : ids) out.push_back(lab::token_label(vocab.at(static_cast<std::size_t>(id))));
     return out;
 }
 

@@ -357,8 +357,7 @@ std::string token_text(const nn::LoadedCheckpoint& ck, std::int64_t id) {
 // A token as an axis label: visible whitespace for a character model.
 std::string label(const nn::LoadedCheckpoint& ck, std::int64_t id) {
     const std::string& t = ck.info.vocab.at(static_cast<std::size_t>(id));
-    if (!is_chars(ck)) return t;
-    return t == " " ? "_" : t == "\n" ? "\\n" : t == "\t" ? "\\t" : t;
+    return is_chars(ck) ? lab::token_label(t) : t;
 }
 
 // The model's attention on ids, one [H, T, T] tensor per layer, labelled with its tokens.
@@ -370,7 +369,7 @@ lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::i
     ck.model->eval();
     ck.model->trace().enabled = true;
     ck.model->forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));
-    lab::AttentionOf a{title, "", {}, {}};
+    lab::AttentionOf a{title, "", {}, {}, ids};
     for (std::int64_t id : ids) a.tokens.push_back(label(ck, id));
     for (const Tensor& w : ck.model->trace().layers) a.layers.push_back(w.select(0, 0).contiguous());  // [H, T, T]
     ck.model->trace().enabled = false;
@@ -403,7 +402,7 @@ int cmd_show(const lab::Options& o) {
         if (w.dim() != 4 || w.size(2) != w.size(3))
             throw ValueError("show: '" + o.text("from-npy") + "' holds " + w.shape().str() +
                              ", not attention weights [L, H, T, T] (tinygpt eval --dump-attention writes those)");
-        lab::AttentionOf att{o.text("from-npy"), o.given("prompt") ? o.text("prompt") : o.text("from-npy"), {}, {}};
+        lab::AttentionOf att{o.text("from-npy"), o.given("prompt") ? o.text("prompt") : o.text("from-npy"), {}, {}, {}};
         if (o.given("checkpoint")) {
             nn::LoadedCheckpoint ck = load(o);
             for (std::int64_t id : encode_prompt(ck, required(o, "prompt"))) att.tokens.push_back(label(ck, id));

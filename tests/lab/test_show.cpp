@@ -90,11 +90,18 @@ TEST_CASE("write_explorer with a checkpoint writes the live page for any vocabul
     const std::string dir = (std::filesystem::temp_directory_path() / "attnlab_test_live_explorer").string();
     std::filesystem::remove_all(dir);
     const nn::LoadedCheckpoint chars = checkpoint(small(4, false), {"<pad>", "a", "b", " "}, "char");
-    lab::AttentionOf listed{"", "ab a", {"a", "b", "_", "a"}, {}};
+    lab::AttentionOf listed{"", "ab a", {"a", "b", "_", "a"}, {}, {1, 2, 3, 1}};
     const std::string page = lab::write_explorer(chars, "chars", {listed}, dir);
     const Json data = load_json(dir + "/explorer_data.json");
     CHECK(data.at("version").as_int64() == 3);
     CHECK(data.at("sentences").as_array()[0].at("text").as_string() == "ab a");
+    // the page runs the model on the vocabulary's tokens: the space itself, not its label "_"
+    std::vector<std::string> tokens;
+    for (const Json& t : data.at("sentences").as_array()[0].at("tokens").as_array()) tokens.push_back(t.as_string());
+    CHECK(tokens == std::vector<std::string>{"a", "b", " ", "a"});
+    lab::AttentionOf unlabelled = listed;
+    unlabelled.ids.pop_back();
+    CHECK_THROWS_WITH(lab::write_explorer(chars, "chars", {unlabelled}, dir), Catch::Contains("4 labels but 3 token ids"));
     const Json& m = data.at("models").as_array().at(0);
     CHECK(m.at("tokenizer").at("unit").as_string() == "char");
     CHECK_FALSE(m.at("causal").as_bool());

@@ -235,6 +235,7 @@ TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools
         {"show --help", {"show", "--help"}, 0, "--from-npy F.npy"},
         {"show a prompt", {"show", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("show_prompt")}, 0, "attention_heads.svg"},
         {"show sentences", {"show", "--checkpoint", ck, "--sentences", at("sentences.txt"), "--out", at("show_lines")}, 0, "sentence_2/attention_entropy"},
+        {"show a character model, a space in the prompt", {"show", "--checkpoint", at("char.safetensors"), "--prompt", "the cat", "--out", at("show_chars")}, 0, "explorer.html"},
         {"show a word-corpus model", {"show", "--checkpoint", words, "--prompt", "the cat sat", "--out", at("show_words")}, 0, "attention_flow"},
         {"show --from-npy", {"show", "--from-npy", at("att.npy"), "--out", at("show_npy")}, 0, "attention_rollout"},
         {"show --from-npy with labels", {"show", "--from-npy", at("att.npy"), "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("show_npy2")}, 0, "attention_heads"},
