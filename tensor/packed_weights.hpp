@@ -10,8 +10,10 @@
 //   - the geometry (offset, K, N, strides, dtype) is the one it was packed for.
 // A buffer is packed only the second time it is seen unchanged as the same B, so
 // activations (used once) and weights in training (changed every step) pay one
-// lookup and no copy. The rule for code that writes tensors: take a fresh data_ptr()
-// for each write, never keep a pointer across a matmul that reads the tensor.
+// lookup and no copy. matmul asks only with autograd off (inference, evaluation):
+// code that pokes a tensor through a kept pointer (gradcheck did) runs with it on.
+// The rule for code that writes tensors: take a fresh data_ptr() for each write,
+// never keep a pointer across a matmul that reads the tensor.
 // Products are bit-identical with and without the cache: the packed panels are the
 // ones gemm would pack itself (tests/tensor/test_packed_weights.cpp).
 #pragma once
