@@ -44,15 +44,17 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& xs, c
         if (!xs[k].requires_grad()) continue;
         GradcheckInputReport& rep = result.inputs[k];
         const double* pa = analytic[k].data_ptr<double>();
-        double* px = xs[k].data_ptr<double>();  // poked and restored below
         double worst_excess = 0;
         for (std::int64_t i = 0; i < xs[k].numel(); ++i) {
-            const double saved = px[i];
-            px[i] = saved + opt.eps;
+            // Poked and restored through a fresh data_ptr() each time: that marks the storage
+            // written, so nothing derived from its old contents (tensor/packed_weights.hpp) is reused.
+            auto poke = [&](double value) { xs[k].data_ptr<double>()[i] = value; };
+            const double saved = xs[k].data_ptr<double>()[i];
+            poke(saved + opt.eps);
             const double up = loss_at();
-            px[i] = saved - opt.eps;
+            poke(saved - opt.eps);
             const double down = loss_at();
-            px[i] = saved;
+            poke(saved);
             const double numeric = (up - down) / (2 * opt.eps);
             const double abs_err = std::abs(pa[i] - numeric);
             // How far past its tolerance this element is; NaN compares false, so it counts as failing.

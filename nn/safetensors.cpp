@@ -200,6 +200,7 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& n
     // 4. Only now allocate (every size is bounded by the file) and copy the bytes in.
     for (const Entry& e : entries) {
         Tensor t = empty(e.shape, e.dtype);
+        t.impl()->storage->mark_written();
         if (e.end > e.begin) std::memcpy(t.impl()->storage->data, buffer.data() + e.begin, e.end - e.begin);
         file.tensors.push_back({e.name, std::move(t)});
     }

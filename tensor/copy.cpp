@@ -23,6 +23,7 @@ void copy_(const Tensor& dst, const Tensor& src) {
         throw ShapeError("copy_: source of shape " + src.shape().str() + " cannot be broadcast to " +
                          dst.shape().str());
     const std::size_t esize = dtype_size(dst.dtype());
+    dst.impl()->storage->mark_written();
     if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() && src.shape() == dst.shape()) {
         // memmove, not memcpy: dst and src may be overlapping views of one storage.
         std::memmove(static_cast<char*>(dst.impl()->storage->data) + dst.offset() * esize,
@@ -54,6 +55,7 @@ void copy_(const Tensor& dst, const Tensor& src) {
 
 void fill_(const Tensor& dst, double value) {
     check_inplace(dst, "fill_");
+    dst.impl()->storage->mark_written();
     dispatch_all(dst.dtype(), [&]<typename D>(D) {
         D* pd = static_cast<D*>(dst.impl()->storage->data);
         const D v = static_cast<D>(value);

@@ -3,6 +3,8 @@
 // The fast kernel itself is in gemm_kernel.cpp, the OpenBLAS adapter in gemm_openblas.cpp.
 #include "tensor/gemm.hpp"
 
+#include <algorithm>
+#include <new>
 #include <string>
 
 #include "tensor/error.hpp"
@@ -71,6 +73,42 @@ void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_c
     gemm_builtin(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
 #endif
 }
+
+template <typename T>
+PackedB<T> gemm_pack_b(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b_cs) {
+    if (K < 0 || N < 0 || (!B && K * N > 0))
+        throw ValueError("gemm_pack_b: bad operand: K=" + std::to_string(K) + " N=" + std::to_string(N) +
+                         (B ? "" : " with a null B"));
+    constexpr std::align_val_t kAlign{64};
+    const int64_t n = std::max<int64_t>(1, detail::packed_b_elements<T>(K, N));
+    T* panels = static_cast<T*>(::operator new(static_cast<size_t>(n) * sizeof(T), kAlign));
+    PackedB<T> packed{K, N, std::shared_ptr<const T>(panels, [kAlign](const T* p) {
+                          ::operator delete(const_cast<T*>(p), kAlign);
+                      })};
+    if (K > 0 && N > 0) detail::pack_b_panels(K, N, B, b_rs, b_cs, panels);
+    return packed;
+}
+
+template <typename T>
+void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B, int64_t b_rs,
+          int64_t b_cs, const PackedB<T>* packed, T* C, int64_t ldc, bool accumulate) {
+#ifdef ATTNLAB_OPENBLAS
+    packed = nullptr;
+#endif
+    if (!packed) return gemm(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+    check_args("gemm", M, N, K, A, B, C, ldc);
+    if (packed->K != K || packed->N != N)
+        throw ValueError("gemm: packed B is " + dims(0, packed->N, packed->K) + ", the product " + dims(M, N, K));
+    if (trivial_shape(M, N, K, C, ldc, accumulate)) return;
+    detail::gemm_blocked(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, packed->panels.get());
+}
+
+template PackedB<float> gemm_pack_b<float>(int64_t, int64_t, const float*, int64_t, int64_t);
+template PackedB<double> gemm_pack_b<double>(int64_t, int64_t, const double*, int64_t, int64_t);
+template void gemm<float>(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, int64_t,
+                          const PackedB<float>*, float*, int64_t, bool);
+template void gemm<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t,
+                           int64_t, const PackedB<double>*, double*, int64_t, bool);
 
 #define ATTNLAB_INSTANTIATE_GEMM(fn, T)                                                                         \
     template void fn<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, const T*, int64_t, int64_t, T*, \

@@ -24,6 +24,7 @@
 // allowed: C becomes 0 (or is left unchanged when accumulating).
 #pragma once
 #include <cstdint>
+#include <memory>
 
 namespace attnlab {
 
@@ -32,6 +33,26 @@ template <typename T>
 void gemm(int64_t M, int64_t N, int64_t K,
           const T* A, int64_t a_rs, int64_t a_cs,
           const T* B, int64_t b_rs, int64_t b_cs,
+          T* C, int64_t ldc, bool accumulate);
+
+// B packed once for many products that share it (a weight every forward reads;
+// tensor/packed_weights.hpp caches them): the panels gemm_builtin would pack on each
+// call, so a product with them is bit-identical to one without.
+template <typename T>
+struct PackedB {
+    int64_t K = 0, N = 0;
+    std::shared_ptr<const T> panels;  // 64-byte aligned
+};
+template <typename T>
+PackedB<T> gemm_pack_b(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b_cs);
+
+// gemm with B's packed panels when packed is not null (the same K and N; B and its
+// strides are still needed: the smallest products skip packing and read B directly).
+// Built with BLAS=openblas, packed is ignored.
+template <typename T>
+void gemm(int64_t M, int64_t N, int64_t K,
+          const T* A, int64_t a_rs, int64_t a_cs,
+          const T* B, int64_t b_rs, int64_t b_cs, const PackedB<T>* packed,
           T* C, int64_t ldc, bool accumulate);
 
 template <typename T>
@@ -50,9 +71,15 @@ namespace detail {
 // The implementations behind gemm and gemm_builtin, defined in gemm_kernel.cpp
 // and gemm_openblas.cpp. They take arguments gemm.cpp has already validated,
 // with M, N, K all positive.
+// packed_b: B's panels from pack_b_panels, or null to pack them on the way.
 template <typename T>
 void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs,
-                  const T* B, int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate);
+                  const T* B, int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate,
+                  const T* packed_b = nullptr);
+template <typename T>
+int64_t packed_b_elements(int64_t K, int64_t N);
+template <typename T>
+void pack_b_panels(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b_cs, T* out);
 template <typename T>
 void gemm_openblas(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs,
                    const T* B, int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate);

@@ -376,15 +376,34 @@ void direct(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a
         }
 }
 
-// ---- the blocked loop nest, one thread ------------------------------------------
+// ---- B packed ahead of time ------------------------------------------------------
+
+// All of B's panels, in the order blocked_serial visits them (jc, then pc), each
+// exactly as pass 1 packs it: panel (jc, pc) starts at jc*K + round_up(nc, NR)*pc
+// (every panel before jc is NC wide, a multiple of NR).
+template <typename T>
+int64_t packed_panel_offset(int64_t K, int64_t nc, int64_t jc, int64_t pc) {
+    return jc * K + round_up(nc, TileShape<T>::NR) * pc;
+}
 
 template <typename T>
+void pack_b_slice(int64_t kc, int64_t nc, const T* B, int64_t b_rs, int64_t b_cs, T* Bp) {
+    if (b_cs == 1)
+        pack_b<T, true>(kc, nc, B, b_rs, b_cs, Bp);
+    else
+        pack_b<T, false>(kc, nc, B, b_rs, b_cs, Bp);
+}
+
+// ---- the blocked loop nest, one thread ------------------------------------------
+
+// packed_b: B's panels from pack_b_panels, or null to pack them here.
+template <typename T>
 void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
-                    int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+                    int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate, const T* packed_b) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
     constexpr int64_t KC = Blocking<T>::KC, MC = Blocking<T>::MC, NC = Blocking<T>::NC;
     PackBuffers<T>& buffers = pack_buffers<T>();
-    T* Bp = buffers.b.reserve(round_up(std::min(N, NC), NR) * std::min(K, KC));
+    T* Bp = packed_b ? nullptr : buffers.b.reserve(round_up(std::min(N, NC), NR) * std::min(K, KC));
     T* Ap = buffers.a.reserve(round_up(std::min(M, MC), MR) * std::min(K, KC));
 
     for (int64_t jc = 0; jc < N; jc += NC) {
@@ -392,11 +411,8 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
         for (int64_t pc = 0; pc < K; pc += KC) {
             const int64_t kc = std::min(KC, K - pc);
             const bool overwrite = pc == 0 && !accumulate;  // the first K slice replaces C
-            const T* Bpc = B + pc * b_rs + jc * b_cs;
-            if (b_cs == 1)
-                pack_b<T, true>(kc, nc, Bpc, b_rs, b_cs, Bp);
-            else
-                pack_b<T, false>(kc, nc, Bpc, b_rs, b_cs, Bp);
+            const T* panel = packed_b ? packed_b + packed_panel_offset<T>(K, nc, jc, pc) : Bp;
+            if (!packed_b) pack_b_slice(kc, nc, B + pc * b_rs + jc * b_cs, b_rs, b_cs, Bp);
 
             for (int64_t ic = 0; ic < M; ic += MC) {
                 const int64_t mc = std::min(MC, M - ic);
@@ -407,7 +423,7 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
                     for (int64_t ir = 0; ir < mc; ir += MR) {
                         const int64_t mr = std::min<int64_t>(MR, mc - ir);
                         const T* a = Ap + ir * kc;
-                        const T* b = Bp + jr * kc;
+                        const T* b = panel + jr * kc;
                         tile(kc, mr, nr, a, b, C + (ic + ir) * ldc + jc + jr, ldc, overwrite);
                     }
                 }
@@ -418,23 +434,40 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
 
 }  // namespace
 
+template <typename T>
+int64_t packed_b_elements(int64_t K, int64_t N) {
+    return round_up(N, TileShape<T>::NR) * K;
+}
+
+template <typename T>
+void pack_b_panels(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b_cs, T* out) {
+    constexpr int64_t KC = Blocking<T>::KC, NC = Blocking<T>::NC;
+    for (int64_t jc = 0; jc < N; jc += NC) {
+        const int64_t nc = std::min(NC, N - jc);
+        for (int64_t pc = 0; pc < K; pc += KC)
+            pack_b_slice(std::min(KC, K - pc), nc, B + pc * b_rs + jc * b_cs, b_rs, b_cs,
+                         out + packed_panel_offset<T>(K, nc, jc, pc));
+    }
+}
+
 // ---- entry: direct loop, or blocked on one thread, or strips on several ---------
 
 template <typename T>
 void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
-                  int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+                  int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate, const T* packed_b) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
     if (double(M) * double(N) * double(K) <= kDirectMaxWork) {
         direct(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
         return;
     }
     if (num_threads() == 1 || 2.0 * M * N * K < 2 * kMinFlopsPerThread) {  // not enough for two
-        blocked_serial(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+        blocked_serial(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, packed_b);
         return;
     }
     // Split whichever dimension has more tiles; each strip must carry kMinFlopsPerThread.
+    // A packed B is split by rows only: its panels start at multiples of NC.
     const int64_t row_tiles = (M + MR - 1) / MR, col_tiles = (N + NR - 1) / NR;
-    const bool by_rows = row_tiles >= col_tiles;
+    const bool by_rows = row_tiles >= col_tiles || packed_b;
     const double flops_per_tile = 2.0 * K * (by_rows ? MR * double(N) : NR * double(M));
     const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinFlopsPerThread / flops_per_tile));
     // One pointer's worth of capture keeps std::function from allocating.
@@ -444,26 +477,31 @@ void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int
         int64_t a_rs, a_cs;
         const T* B;
         int64_t b_rs, b_cs;
+        const T* packed_b;
         T* C;
         int64_t ldc;
         bool accumulate, by_rows;
-    } const p{M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, by_rows};
+    } const p{M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, packed_b, C, ldc, accumulate, by_rows};
     parallel_for(0, by_rows ? row_tiles : col_tiles, grain, [&p](int64_t lo, int64_t hi) {
         if (p.by_rows) {
             const int64_t i0 = lo * MR, i1 = std::min(p.M, hi * MR);
             blocked_serial(i1 - i0, p.N, p.K, p.A + i0 * p.a_rs, p.a_rs, p.a_cs, p.B, p.b_rs, p.b_cs,
-                           p.C + i0 * p.ldc, p.ldc, p.accumulate);
+                           p.C + i0 * p.ldc, p.ldc, p.accumulate, p.packed_b);
         } else {
             const int64_t j0 = lo * NR, j1 = std::min(p.N, hi * NR);
             blocked_serial(p.M, j1 - j0, p.K, p.A, p.a_rs, p.a_cs, p.B + j0 * p.b_cs, p.b_rs, p.b_cs, p.C + j0,
-                           p.ldc, p.accumulate);
+                           p.ldc, p.accumulate, static_cast<const T*>(nullptr));
         }
     });
 }
 
 template void gemm_blocked<float>(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t,
-                                  int64_t, float*, int64_t, bool);
+                                  int64_t, float*, int64_t, bool, const float*);
 template void gemm_blocked<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*,
-                                   int64_t, int64_t, double*, int64_t, bool);
+                                   int64_t, int64_t, double*, int64_t, bool, const double*);
+template int64_t packed_b_elements<float>(int64_t, int64_t);
+template int64_t packed_b_elements<double>(int64_t, int64_t);
+template void pack_b_panels<float>(int64_t, int64_t, const float*, int64_t, int64_t, float*);
+template void pack_b_panels<double>(int64_t, int64_t, const double*, int64_t, int64_t, double*);
 
 }  // namespace attnlab::detail

@@ -15,6 +15,7 @@
 #include "tensor/gemm.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/packed_weights.hpp"
 #include "tensor/parallel.hpp"
 
 namespace attnlab {
@@ -61,7 +62,11 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
         const std::int64_t b_rs = b.strides()[b.dim() - 2], b_cs = b.strides()[b.dim() - 1];
         if (b.dim() == 2 && a.is_contiguous()) {
             // x @ W with x [..., n, k]: all batch rows form one [batch·n, k] matrix — one gemm.
-            gemm<T>(a.numel() / k, m, k, pa + a.offset(), k, 1, pb + b.offset(), b_rs, b_cs, po, m, false);
+            // W's packing is cached while W is unchanged (generation repacked it every token);
+            // only without autograd: gradcheck, for one, pokes inputs through a kept pointer.
+            const auto packed = GradMode::enabled() ? nullptr : packed_b_for<T>(b, k, m, b_rs, b_cs);
+            gemm<T>(a.numel() / k, m, k, pa + a.offset(), k, 1, pb + b.offset(), b_rs, b_cs, packed.get(), po, m,
+                    false);
             return;
         }
         // One gemm per batch element; the batch dims of a and b are read with

@@ -136,6 +136,7 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
         throw IOError("load_npy: '" + name + "': shape " + shape.str() + " of " + descr + " needs " +
                       std::to_string(expected) + " data bytes, the file has " + std::to_string(bytes.size() - data_start));
     Tensor t = empty(shape, dtype);
+    t.impl()->storage->mark_written();
     if (expected) std::memcpy(t.impl()->storage->data, bytes.data() + data_start, expected);
     return t;
 }

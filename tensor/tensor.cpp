@@ -35,6 +35,7 @@ T* Tensor::data_ptr() const {
     if (dtype_of<T>() != dtype())
         throw ValueError(std::string("data_ptr: asked for ") + dtype_name(dtype_of<T>()) + " but the tensor is " +
                          dtype_name(dtype()));
+    impl_->storage->mark_written();  // the caller may write through it
     return static_cast<T*>(impl_->storage->data) + impl_->offset;
 }
 template float* Tensor::data_ptr<float>() const;

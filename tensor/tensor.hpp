@@ -13,6 +13,7 @@
 // The operations themselves are free functions declared in tensor/ops.hpp; the
 // methods below are the usual chaining shorthands for them (x.transpose(0, 1)).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -34,6 +35,12 @@ struct Storage {
     Storage& operator=(const Storage&) = delete;
     void* data;
     std::size_t nbytes;
+    // Counts the writable pointers handed out (Tensor::data_ptr) and the direct
+    // writes (copy_, fill_, the loaders): unchanged means the contents are too, so a
+    // copy derived from them (tensor/packed_weights.hpp) is still good.
+    std::atomic<std::uint64_t> version{0};
+    void mark_written() { version.fetch_add(1, std::memory_order_acq_rel); }
+    std::shared_ptr<void> packed;  // tensor/packed_weights.cpp's slot for this buffer
 };
 
 struct TensorImpl {

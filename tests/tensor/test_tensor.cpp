@@ -1,6 +1,9 @@
 // test_tensor.cpp — creation, views that share storage, contiguity, printing, RNG.
 #include <catch2/catch.hpp>
 
+#include <thread>
+#include <vector>
+
 #include "tests/support/tensor_matchers.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/allocator.hpp"
@@ -130,7 +133,7 @@ TEST_CASE("the generator is deterministic and has the right moments", "[tensor][
     CHECK(min(r.to(kFloat64), 0).values.item() == 3.0);
 }
 
-TEST_CASE("large storage blocks are recycled, small ones are not", "[tensor][allocator]") {
+TEST_CASE("large storage blocks are recycled", "[tensor][allocator]") {
     if (kExactAllocation) {  // ASan builds: nothing is kept, so ASan sees every overflow
         { Tensor big = empty({64 * 1024}); }
         CHECK(cached_storage_bytes() == 0);
@@ -151,6 +154,45 @@ TEST_CASE("large storage blocks are recycled, small ones are not", "[tensor][all
     CHECK(cached_storage_bytes() == before);
     Tensor z = zeros({64 * 1024});  // zeros() must still zero a recycled block
     CHECK(z.sum().item() == 0.0);
+}
+
+TEST_CASE("small storage blocks are recycled by the thread that frees them", "[tensor][allocator]") {
+    if (kExactAllocation) {  // ASan builds: nothing is kept
+        { Tensor small = empty({1000}); }
+        CHECK(cached_small_storage_bytes() == 0);
+        return;
+    }
+    const std::size_t block = 4032;  // 4000 bytes, rounded up to 64
+    std::size_t before = 0;
+    void* first = nullptr;
+    {
+        Tensor small = full({1000}, 3.0);  // may itself take a block earlier tests left
+        first = small.impl()->storage->data;
+        before = cached_small_storage_bytes();
+    }
+    CHECK(cached_small_storage_bytes() == before + block);
+    Tensor other_size = empty({1016});  // 4064 bytes: another size, another list (it may hold blocks)
+    CHECK(other_size.impl()->storage->data != first);
+    const std::size_t with_first = cached_small_storage_bytes();
+    Tensor z = zeros({1000});  // takes the block of 3s back, and must still zero it
+    CHECK(z.impl()->storage->data == first);
+    CHECK(cached_small_storage_bytes() == with_first - block);
+    CHECK(z.sum().item() == 0.0);
+
+    SECTION("a block freed on another thread joins that thread's lists") {
+        const std::size_t kept = cached_small_storage_bytes();
+        std::thread worker([moved = std::move(z)]() mutable { moved = Tensor(); });
+        worker.join();
+        CHECK(cached_small_storage_bytes() == kept);  // not back in this thread's lists
+    }
+    SECTION("each thread keeps at most kMaxSmallCachedBytes") {
+        {
+            std::vector<Tensor> many;
+            for (std::size_t i = 0; i < 2 * kMaxSmallCachedBytes / block; ++i) many.push_back(empty({1000}));
+        }
+        CHECK(cached_small_storage_bytes() <= kMaxSmallCachedBytes);
+        CHECK(cached_small_storage_bytes() > kMaxSmallCachedBytes - block);
+    }
 }
 
 TEST_CASE("a full allocator cache evicts its oldest blocks, not the one just freed", "[tensor][allocator]") {
