@@ -99,9 +99,10 @@ PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 LONGEST_FIRST := $(filter phase5 phase4,$(PHASES)) plots-demo $(filter-out phase5 phase4,$(PHASES))
 
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
+# build and train in one make: training needs only build/tinygpt, so it starts while the
+# other programs still compile, and fills the cores the build's serial tail leaves idle.
 all:
-	@$(MAKE) --no-print-directory $(PARALLEL) build
-	@$(MAKE) --no-print-directory $(PARALLEL) train
+	@$(MAKE) --no-print-directory $(PARALLEL) build train
 	@ATTNLAB_NUM_THREADS=$${ATTNLAB_NUM_THREADS:-1} $(MAKE) --no-print-directory $(PARALLEL) --output-sync=target $(LONGEST_FIRST)
 	@$(MAKE) --no-print-directory gallery
 	@echo "all: open out/index.html"
