@@ -3,6 +3,8 @@
 # Sources are found by folder, so adding a file needs no edit here:
 #   tensor/ autograd/ nn/ plots/ data/  *.cpp -> the library (build/obj/..., linked statically)
 #   phases/ bench/ tools/          *.cpp  -> one program each, named after the file (build/<name>)
+#   phases/sections/               *.cpp  -> build/libphases.a: the phases' section bodies, compiled
+#                                            once (not in every phase program that includes their header)
 #   tests/<area>/                  *.cpp  -> one Catch2 binary (build/attnlab_tests), main prebuilt once
 #
 # Configurations build side by side and never share objects:
@@ -61,12 +63,15 @@ LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
 LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp plots/*.cpp data/*.cpp lab/*.cpp)
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
+PHASE_LIB_SRCS := $(wildcard phases/sections/*.cpp)
 TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnesses: make fuzz
 
 LIB_OBJS  := $(LIB_SRCS:%.cpp=$(B)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.cpp=$(B)/obj/%.o)
 PROGS     := $(addprefix $(B)/,$(basename $(notdir $(PROG_SRCS))))
 LIB       := $(B)/libattnlab.a
+PHASE_LIB_OBJS := $(PHASE_LIB_SRCS:%.cpp=$(B)/obj/%.o)
+PHASE_LIB := $(B)/libphases.a
 TESTS     := $(B)/attnlab_tests
 CATCH_MAIN := $(B)/obj/tests/catch_main.o
 CATCH_HDR  := /usr/include/catch2/catch.hpp
@@ -94,9 +99,10 @@ PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 LONGEST_FIRST := $(filter phase5 phase4,$(PHASES)) plots-demo $(filter-out phase5 phase4,$(PHASES))
 
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
+# build and train in one make: training needs only build/tinygpt, so it starts while the
+# other programs still compile, and fills the cores the build's serial tail leaves idle.
 all:
-	@$(MAKE) --no-print-directory $(PARALLEL) build
-	@$(MAKE) --no-print-directory $(PARALLEL) train
+	@$(MAKE) --no-print-directory $(PARALLEL) build train
 	@ATTNLAB_NUM_THREADS=$${ATTNLAB_NUM_THREADS:-1} $(MAKE) --no-print-directory $(PARALLEL) --output-sync=target $(LONGEST_FIRST)
 	@$(MAKE) --no-print-directory gallery
 	@echo "all: open out/index.html"
@@ -202,11 +208,17 @@ $(LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
+# On top of the library, below the phase programs: the sections shared by a phase's program
+# and the tests, so touching one phase's .cpp recompiles only its own table of contents.
+$(PHASE_LIB): $(PHASE_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
 # Static pattern rules: each applies only to its own programs. A bare `$(B)/%:` rule
 # matches every file under build/, and make tried it (chained with `$(B)/obj/%.o: %.cpp`)
 # on every included .d file — minutes of rule search on every invocation.
 programs_in = $(addprefix $(B)/,$(basename $(notdir $(wildcard $(1)/*.cpp))))
-$(call programs_in,phases): $(B)/%: $(B)/obj/phases/%.o $(LIB)
+$(call programs_in,phases): $(B)/%: $(B)/obj/phases/%.o $(PHASE_LIB) $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(call programs_in,bench): $(B)/%: $(B)/obj/bench/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -214,7 +226,7 @@ $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The command-line tests (tests/tools/) run the programs of the same configuration.
-$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(LIB) | $(PROGS)
+$(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(PHASE_LIB) $(LIB) | $(PROGS)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 
@@ -243,4 +255,4 @@ $(CATCH_HDR):
 	fi
 
 .SECONDARY:
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/tests/fuzz/%.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)
+-include $(LIB_OBJS:.o=.d) $(PHASE_LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/tests/fuzz/%.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)
