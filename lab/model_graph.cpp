@@ -155,20 +155,30 @@ std::vector<std::string> expanded(const ModelGraph& mg, const std::vector<std::s
     return group_of;
 }
 
-std::vector<std::string> write_model_graph(nn::Transformer& model, const std::vector<std::int64_t>& ids,
-                                           const std::string& name, const std::string& dir) {
+ModelGraphFigures model_graph_figures(nn::Transformer& model, const std::vector<std::int64_t>& ids, const std::string& name) {
     const ModelGraph mg = transformer_graph(model, ids);
-    const std::string what = "the graph backward() walks for " + name + "'s next-token loss (" +
-                             std::to_string(mg.graph.op_count()) + " ops, steps 1-" + std::to_string(mg.graph.op_count()) + ")";
-    GraphViewOptions folded{what + ", one box per module", true};
-    plots::save(draw_graph(group_graph(mg.graph, mg.group_of), folded), dir + "/autograd_graph");
+    ModelGraphFigures f;
+    f.ops = mg.graph.op_count(), f.module_boxes = mg.modules.size(), f.loss = mg.loss;
+    const std::string what = "the graph backward() walks for " + name + "'s next-token loss (" + std::to_string(f.ops) +
+                             " ops, steps 1-" + std::to_string(f.ops) + ")";
+    f.modules = draw_graph(group_graph(mg.graph, mg.group_of), GraphViewOptions{what + ", one box per module", true});
     // modules: embedding, blocks.0.ln1, blocks.0.attn, ...
-    GraphViewOptions attention{what + ": block 0's attention op by op, with the modules around it", true};
-    const GroupedGraph opened = group_graph(mg.graph, expanded(mg, {mg.modules.at(2)}));
+    const std::string& attn = mg.modules.at(2);
+    f.attention_ops = static_cast<std::size_t>(std::count(mg.group_of.begin(), mg.group_of.end(), attn));
+    const GroupedGraph opened = group_graph(mg.graph, expanded(mg, {attn}));
     std::vector<std::size_t> attention_nodes;  // the opened ones: all that has no group label now
     for (std::size_t k = 0; k < opened.nodes.size(); ++k)
         if (opened.nodes[k].label.empty()) attention_nodes.push_back(k);
-    plots::save(draw_graph(neighbourhood(opened, attention_nodes), attention), dir + "/autograd_graph_attention");
+    f.attention = draw_graph(neighbourhood(opened, attention_nodes),
+                             GraphViewOptions{what + ": block 0's attention op by op, with the modules around it", true});
+    return f;
+}
+
+std::vector<std::string> write_model_graph(nn::Transformer& model, const std::vector<std::int64_t>& ids,
+                                           const std::string& name, const std::string& dir) {
+    const ModelGraphFigures f = model_graph_figures(model, ids, name);
+    plots::save(f.modules, dir + "/autograd_graph");
+    plots::save(f.attention, dir + "/autograd_graph_attention");
     return {dir + "/autograd_graph", dir + "/autograd_graph_attention"};
 }
 

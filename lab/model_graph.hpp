@@ -21,6 +21,7 @@
 #include "autograd/graph.hpp"
 #include "lab/graph_groups.hpp"
 #include "nn/transformer.hpp"
+#include "plots/scene.hpp"
 
 namespace attnlab::lab {
 
@@ -38,6 +39,16 @@ ModelGraph transformer_graph(nn::Transformer& model, const std::vector<std::int6
 // group_of with the groups in `expand` (labels from modules) and their parameters
 // left op by op: one module in full, the rest folded.
 std::vector<std::string> expanded(const ModelGraph& mg, const std::vector<std::string>& expand);
+
+// The two figures of a model's graph: one box per module (shaded by |dL/d(output)|), and
+// block 0's attention op by op with the modules around it; titles start with "the graph
+// backward() walks for `name`...". What tinygpt show --graph and phase 4 step 11 draw.
+struct ModelGraphFigures {
+    plots::Figure modules, attention;
+    std::size_t ops = 0, module_boxes = 0, attention_ops = 0;  // attention_ops: block 0's attention
+    double loss = 0;
+};
+ModelGraphFigures model_graph_figures(nn::Transformer& model, const std::vector<std::int64_t>& ids, const std::string& name);
 
 // `tinygpt show --graph`: dir/autograd_graph (one box per module, shaded by |dL/d(output)|)
 // and dir/autograd_graph_attention (block 0's attention op by op, the rest folded), for

@@ -5,7 +5,8 @@
 // without it; proof that the future cannot leak; what happens when training or
 // testing breaks causality; generation one token at a time (and the KV cache);
 // padding and combined masks; custom masks; entropy during training and head pruning;
-// seed 000's experimental setting (d_model 128, H 8, 32 tokens) and its 8 heads.
+// seed 000's experimental setting (d_model 128, H 8, 32 tokens) and its 8 heads; the graph
+// backward() walks for the whole model, one box per module.
 // Also writes out/data/phase4_causal_weights.npy for the summary sheet.
 // The models: the trained causal_model (out/checkpoints/, trained here if missing)
 // and four short TinyGPT runs that differ only in their mask (phase4_experiments.hpp).
@@ -23,6 +24,7 @@
 #include "nn/generate.hpp"
 #include "phases/phase4_experimental_setting.hpp"
 #include "phases/phase4_experiments.hpp"
+#include "phases/phase4_model_graph.hpp"
 #include "phases/phase4_pruning.hpp"
 #include "phases/phase4_seed001.hpp"
 #include "phases/seed000_errata.hpp"
@@ -460,6 +462,7 @@ int main(int argc, char** argv) try {
         section9_attention_while_it_learns(p, p.timeline, p.whole, p.ckpt.info.vocab);
     if (!skipped_on_corpus(p, "10. The seeds' experimental setting", "it trains a model of the toy grammar"))
         phase4::section_experimental_setting(p, p.steps * 6 / 10);  // d_model 128, H 8, 32 tokens
+    section11_whole_model_graph(p, p.gpt(), p.ids, opt.text("checkpoint"));
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());

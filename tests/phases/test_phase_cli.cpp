@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lab/train.hpp"
+#include "nn/checkpoint.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/json.hpp"
 #include "tests/support/run_program.hpp"
@@ -264,6 +265,12 @@ TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and st
     CHECK(m.at("head_pruning").at("cumulative").size() == 2);
     CHECK(m.at("generation").at("prompt").as_string() == "my cat");
     CHECK(m.at("seed").as_int64() == 9);
+    // Step 11: the whole model's graph, one box per module: 1 embedding + 6 per block + ln_f, head, loss.
+    const std::int64_t layers = nn::load_checkpoint(fixture().ckpt("causal_model")).model->config().n_layers;
+    CHECK(m.at("model_graph").at("module_boxes").as_int64() == 1 + 6 * layers + 3);
+    CHECK(m.at("model_graph").at("attention_ops").as_int64() < m.at("model_graph").at("ops").as_int64());
+    CHECK(fs::exists(out + "/phase4/model_graph.png"));
+    CHECK(fs::exists(out + "/phase4/model_graph_attention.png"));
 }
 
 TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only what needs the grammar", "[phases][cli][phase4]") {
@@ -289,6 +296,7 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
         CHECK(m.at("padding").at("combined").at("max_weight_on_padding").as_double() == 0);
         CHECK_FALSE(m.find("custom_masks"));
         CHECK_FALSE(m.find("head_pruning"));
+        CHECK(m.at("model_graph").at("module_boxes").as_int64() == 1 + 6 * 1 + 3);  // the tiny model has 1 block
         CHECK(fs::exists(out + "/phase4/causal_mask.png"));
     }
     // A --sentence from the model's vocabulary; an unknown word or character is refused by name.
