@@ -176,11 +176,11 @@ out/checkpoints/%_model.safetensors: | $(B)/tinygpt
 
 ## readme-figures  copy the figures README shows from out/ into docs/figures/ (after make all; commit them)
 readme-figures:
-	@for f in $$(grep -o 'docs/figures/[^)]*\.png' README.md); do \
+	@missing=""; for f in $$(grep -o 'docs/figures/[^)]*\.png' README.md); do \
 	  src=out/$${f#docs/figures/}; \
-	  test -f $$src || { echo "readme-figures: $$src is missing: run make all first"; exit 1; }; \
-	  mkdir -p $$(dirname $$f) && cp $$src $$f && echo "  $$src -> $$f"; \
-	done
+	  if [ -f $$src ]; then mkdir -p $$(dirname $$f) && cp $$src $$f && echo "  $$src -> $$f"; else missing="$$missing $$src"; fi; \
+	done; \
+	test -z "$$missing" || { echo "readme-figures: missing$$missing: run make all first (make test-browser for the explorer screenshot)"; exit 1; }
 
 ## plots-demo  draw one SVG + PNG of every chart type (and a GIF) into out/plots_demo/
 plots-demo: $(B)/plots_demo
