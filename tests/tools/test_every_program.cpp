@@ -65,3 +65,34 @@ TEST_CASE("every program and subcommand answers --help and refuses an unknown fl
             for (const std::string& command : it->second) check({name, command});
     }
 }
+
+// bench/ab.sh, a script: `ab.sh OLD NEW` times two builds of bench_workloads side by side.
+TEST_CASE("bench/ab.sh answers --help, refuses bad input, and sets a binary beside itself", "[tools][cli][help][bench]") {
+    const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/ab.sh", bin = program_path("bench_workloads");
+    const auto ab = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {"/bin/sh", script});
+        return run_program(args, 120);
+    };
+    const auto help = ab({"--help"});
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Contains("bench/ab.sh OLD NEW"));
+    const auto one = ab({bin});
+    CHECK(one.exit_code == 2);
+    CHECK_THAT(one.output, Contains("give two bench_workloads binaries"));
+    const auto missing = ab({bin, "/nonexistent/bench"});
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.output, Contains("'/nonexistent/bench' is not an executable file"));
+    const auto rounds = ab({bin, bin, "--rounds", "0"});
+    CHECK(rounds.exit_code == 2);
+    CHECK_THAT(rounds.output, Contains("--rounds must be a positive integer, got '0'"));
+    const auto flag = ab({bin, bin, "--fast"});
+    CHECK(flag.exit_code == 2);
+    CHECK_THAT(flag.output, Contains("unknown flag '--fast'"));
+    // One round of W1 at 1 and 2 threads: one row per thread count, with a ratio.
+    const auto same = ab({bin, bin, "--rounds", "1", "--threads", "1 2", "--only", "toy_mha_fwd_bwd$"});
+    INFO(same.output);
+    REQUIRE(same.exit_code == 0);
+    CHECK_THAT(same.output, Contains("| toy_mha_fwd_bwd | 1 | ") && Contains("| toy_mha_fwd_bwd | 2 | "));
+    CHECK(std::count(same.output.begin(), same.output.end(), '\n') == 5);  // the title, 2 header lines, 2 rows
+    CHECK_THAT(same.output, Contains("x |"));
+}
