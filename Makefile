@@ -4,7 +4,8 @@
 #   tensor/ autograd/ nn/ plots/ data/  *.cpp -> the library (build/obj/..., linked statically)
 #   phases/ bench/ tools/          *.cpp  -> one program each, named after the file (build/<name>)
 #   phases/sections/               *.cpp  -> build/libphases.a: the phases' section bodies, compiled
-#                                            once (not in every phase program that includes their header)
+#                                            once (not in every phase program that includes their header),
+#                                            one object per phase (phase4_*.cpp together)
 #   tests/<area>/                  *.cpp  -> one Catch2 binary (build/attnlab_tests), main prebuilt once
 #
 # Configurations build side by side and never share objects:
@@ -70,7 +71,11 @@ LIB_OBJS  := $(LIB_SRCS:%.cpp=$(B)/obj/%.o)
 TEST_OBJS := $(TEST_SRCS:%.cpp=$(B)/obj/%.o)
 PROGS     := $(addprefix $(B)/,$(basename $(notdir $(PROG_SRCS))))
 LIB       := $(B)/libattnlab.a
-PHASE_LIB_OBJS := $(PHASE_LIB_SRCS:%.cpp=$(B)/obj/%.o)
+# One object per phase, not per file: $(B)/obj/phases/sections/phase4.cpp is generated and
+# #includes phases/sections/phase4_*.cpp (see the rule below). Each body file parses
+# phase_common.hpp's 89,000 preprocessed lines; 14 objects took 54 CPU s, one per phase 24.
+SECTION_GROUPS := $(sort $(foreach f,$(PHASE_LIB_SRCS),$(firstword $(subst _, ,$(basename $(notdir $(f)))))))
+PHASE_LIB_OBJS := $(SECTION_GROUPS:%=$(B)/obj/phases/sections/%.o)
 PHASE_LIB := $(B)/libphases.a
 TESTS     := $(B)/attnlab_tests
 CATCH_MAIN := $(B)/obj/tests/catch_main.o
@@ -241,6 +246,17 @@ endif
 
 $(B)/obj/%.o: %.cpp $(FLAGS_FILE)
 	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+# A phase's section bodies as one translation unit (group "phase4": phases/sections/phase4_*.cpp).
+# Rewritten only when the list of files changes, so an edit to one body recompiles its phase's
+# object alone (the .d file lists the bodies it includes).
+SECTION_UNITS := $(SECTION_GROUPS:%=$(B)/obj/phases/sections/%.cpp)
+$(SECTION_UNITS): $(B)/obj/phases/sections/%.cpp: $(PHASE_LIB_SRCS)
+	@mkdir -p $(@D)
+	@printf '#include "%s"\n' $(filter phases/sections/$*_%,$(PHASE_LIB_SRCS)) > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(PHASE_LIB_OBJS): $(B)/obj/phases/sections/%.o: $(B)/obj/phases/sections/%.cpp $(FLAGS_FILE)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
 
 $(CATCH_MAIN) $(TEST_OBJS): | $(CATCH_HDR)
