@@ -84,7 +84,7 @@ Result measure(const Impl& impl, int n, int threads) {
     // (its THREAD_TIMEOUT); on 2 cores that could steal the core our second
     // thread needs. Park OpenBLAS at one thread while timing anything else;
     // gemm() restores num_threads() itself on its next call.
-    if (impl.fn != gemm<float>) openblas_set_num_threads(1);
+    if (impl.fn != static_cast<GemmFn>(gemm<float>)) openblas_set_num_threads(1);
 #endif
     Problem p(n);
     double t0 = now();

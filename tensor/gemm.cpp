@@ -92,13 +92,15 @@ PackedB<T> gemm_pack_b(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b
 template <typename T>
 void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B, int64_t b_rs,
           int64_t b_cs, const PackedB<T>* packed, T* C, int64_t ldc, bool accumulate) {
+    if (packed) {
+        check_args("gemm", M, N, K, A, B, C, ldc);
+        if (packed->K != K || packed->N != N)
+            throw ValueError("gemm: packed B is " + dims(0, packed->N, packed->K) + ", the product " + dims(M, N, K));
+    }
 #ifdef ATTNLAB_OPENBLAS
-    packed = nullptr;
+    packed = nullptr;  // OpenBLAS packs B itself
 #endif
     if (!packed) return gemm(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
-    check_args("gemm", M, N, K, A, B, C, ldc);
-    if (packed->K != K || packed->N != N)
-        throw ValueError("gemm: packed B is " + dims(0, packed->N, packed->K) + ", the product " + dims(M, N, K));
     if (trivial_shape(M, N, K, C, ldc, accumulate)) return;
     detail::gemm_blocked(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, packed->panels.get());
 }

@@ -1,7 +1,9 @@
 // test_parallel.cpp — the thread pool behind parallel_for: coverage, fallbacks, exceptions.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -14,6 +16,7 @@
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 #include "tensor/parallel.hpp"
+#include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
 
@@ -273,6 +276,16 @@ TEST_CASE("the parallel kernels give the same bits at 1 and 2 threads", "[tensor
     for (size_t i = 0; i < one.size(); ++i) {
         INFO("tensor " << i);
         REQUIRE(one[i].numel() == two[i].numel());
+#ifdef ATTNLAB_OPENBLAS
+        // With BLAS=openblas the products are OpenBLAS's, and its threading is its own: with
+        // its default kernels on this CPU, a 1024x384x128 sgemm differs in the last bits at 1
+        // and 2 threads, and the near-saturated softmax here amplifies that. The promise of
+        // same bits is the built-in kernels'; here only closeness, relative to the largest value.
+        float largest = 0;
+        for (int64_t j = 0; j < one[i].numel(); ++j) largest = std::max(largest, std::abs(one[i].data_ptr<float>()[j]));
+        CHECK_THAT(two[i], attnlab::testing::IsCloseTo(one[i], 1e-3 * largest));
+#else
         CHECK(std::memcmp(one[i].data_ptr<float>(), two[i].data_ptr<float>(), one[i].numel() * sizeof(float)) == 0);
+#endif
     }
 }
