@@ -10,12 +10,12 @@
 namespace attnlab::plots {
 
 namespace {
-constexpr double kLabelGap = 3;
+constexpr double kBarLabelGap = 3;
 layout::Ticks bar_ticks(const ColorbarSpec& spec) { return layout::linear_ticks(spec.range.lo, spec.range.hi, 5, false); }
 }  // namespace
 
 double colorbar_band(const ColorbarSpec& spec) {
-    double w = kColorbarWidth + layout::kTick + kLabelGap + layout::max_text_width(bar_ticks(spec).labels);
+    double w = kColorbarWidth + layout::kTick + kBarLabelGap + layout::max_text_width(bar_ticks(spec).labels);
     if (!spec.label.empty()) w += layout::kGap + text_height();
     return w;
 }
@@ -37,7 +37,7 @@ void draw_colorbar(Figure& figure, const Box& bar, const ColorbarSpec& spec) {
         double y = bar.bottom() - spec.range(ticks.values[i]) * bar.h;
         double py = layout::crisp(y);
         figure.add(Line{{bar.right(), py}, {bar.right() + layout::kTick, py}, Stroke{.color = palette::ink}});
-        figure.add(Text{.at = {bar.right() + layout::kTick + kLabelGap, y}, .text = ticks.labels[i],
+        figure.add(Text{.at = {bar.right() + layout::kTick + kBarLabelGap, y}, .text = ticks.labels[i],
                         .valign = VAlign::middle});
     }
     if (!spec.label.empty())

@@ -82,7 +82,7 @@ PackedB<T> gemm_pack_b(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b
     constexpr std::align_val_t kAlign{64};
     const int64_t n = std::max<int64_t>(1, detail::packed_b_elements<T>(K, N));
     T* panels = static_cast<T*>(::operator new(static_cast<size_t>(n) * sizeof(T), kAlign));
-    PackedB<T> packed{K, N, std::shared_ptr<const T>(panels, [kAlign](const T* p) {
+    PackedB<T> packed{K, N, std::shared_ptr<const T>(panels, [](const T* p) {  // kAlign: a constant, not captured
                           ::operator delete(const_cast<T*>(p), kAlign);
                       })};
     if (K > 0 && N > 0) detail::pack_b_panels(K, N, B, b_rs, b_cs, panels);

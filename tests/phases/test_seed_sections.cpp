@@ -1,14 +1,18 @@
 // test_seed_sections.cpp — the key numbers of the sections that measure the seeds' remaining
 // claims (seed 000's errata, seed 002's untrained-MHA experiments, seed 003's three-token example
-// and its learned vs sinusoidal positions, seed 004's hard attention, the experimental setting's
-// unigram baseline), through the functions the phases call, against values computed by hand.
+// and its learned vs sinusoidal positions, seed 001's attention on generated text, seed 004's hard
+// attention, the experimental setting's unigram baseline), through the functions the phases call,
+// against values computed by hand.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 
 #include "nn/attention.hpp"
 #include "lab/attention_stats.hpp"
 #include "phases/phase1_seed003.hpp"
 #include "phases/phase2_seed002.hpp"
+#include "phases/phase3_head_types.hpp"
 #include "phases/phase4_experimental_setting.hpp"
 #include "phases/phase4_seed001.hpp"
 #include "phases/phase5_seed004.hpp"
@@ -213,4 +217,114 @@ TEST_CASE("the experimental setting's unigram baseline is the entropy of the tar
     CHECK(phase4::unigram_baseline({b}) == Approx(-(2.0 / 3) * std::log(2.0 / 3) - (1.0 / 3) * std::log(1.0 / 3)));
     b.targets = from_vector(std::vector<std::int64_t>{7, 7, 7, 7}, {1, 4});
     CHECK(phase4::unigram_baseline({b}) == 0.0);  // one token only: no uncertainty
+}
+
+namespace {
+
+Json last_generated_text_roles;  // what the last check_generated_text_roles recorded
+
+// Runs phase 3's step 7b on `model` and checks each recorded row (sample, relation, layer: mean
+// over heads and best head of the mean weight on the gold key) against the attention maps of
+// <bos> text <eos>, read here from lab::attention_layers. Returns, per sample and relation, the
+// queries (positions after <bos>) of the gold pairs, for checks of what the weights must be.
+std::vector<std::vector<std::int64_t>> check_generated_text_roles(nn::Transformer& model, const std::vector<std::string>& prompts) {
+    lab::Options o("test", "phase 3 step 7b");
+    o.add("out", "DIR", (std::filesystem::temp_directory_path() / "attnlab_test_7b").string(), "");
+    o.add("seed", "N", "0", "");
+    const char* argv[] = {"test"};
+    o.parse(1, argv);
+    Frame p(o, "phase3");
+    phase3::generated_text_roles(p, model, prompts);
+
+    const Json& recorded = p.m.at("generated_text_roles");
+    const Json::Array& texts = recorded.at("texts").as_array();
+    REQUIRE(texts.size() == prompts.size());
+    std::vector<std::vector<std::int64_t>> queries;
+    std::size_t rows = 0;
+    const data::Vocab& v = data::toy_grammar().vocab();
+    for (std::size_t sample = 0; sample < texts.size(); ++sample) {
+        const std::string& text = texts[sample].as_string();
+        CAPTURE(text);
+        CHECK(text.rfind(prompts[sample], 0) == 0);  // the prompt, then what the model wrote
+        std::vector<std::int64_t> words, framed{data::Vocab::kBos};
+        std::istringstream in(text);
+        for (std::string w; in >> w;) words.push_back(v.id(w));
+        framed.insert(framed.end(), words.begin(), words.end());
+        framed.push_back(data::Vocab::kEos);
+        const std::vector<Tensor> maps = lab::attention_layers(model, framed);  // [H, T, T] per layer
+        for (const data::Relation rel : {data::Relation::pronoun_antecedent, data::Relation::subject_verb}) {  // the table's order
+            std::vector<std::int64_t> q;  // the later word of each pair asks; +1 for <bos>
+            std::vector<std::int64_t> k;
+            for (const data::GoldPair& g : data::toy_gold_pairs(words))
+                if (g.relation == rel && g.from > g.to) q.push_back(g.from + 1), k.push_back(g.to + 1);
+            REQUIRE(!q.empty());  // each prompt holds both relations
+            queries.push_back(q);
+            for (std::int64_t layer = 0; layer < model.config().n_layers; ++layer) {
+                const Json* row = nullptr;
+                for (const Json& r : recorded.at("weights").as_array())
+                    if (r.at("sample").as_int64() == static_cast<std::int64_t>(sample + 1) &&
+                        r.at("relation").as_string() == data::relation_name(rel) && r.at("layer").as_int64() == layer + 1)
+                        row = &r;
+                REQUIRE(row != nullptr);
+                ++rows;
+                double mean = 0, best = -1;
+                std::int64_t best_head = 0;
+                for (std::int64_t h = 0; h < model.config().n_heads; ++h) {
+                    double w = 0;
+                    for (std::size_t i = 0; i < q.size(); ++i) w += maps[layer].at({h, q[i], k[i]}) / static_cast<double>(q.size());
+                    mean += w / static_cast<double>(model.config().n_heads);
+                    if (w > best) best = w, best_head = h;
+                }
+                CHECK(row->at("mean_over_heads").as_double() == Approx(mean).margin(1e-6));
+                CHECK(row->at("best_weight").as_double() == Approx(best).margin(1e-6));
+                if (best > mean + 1e-6) CHECK(row->at("best_head").as_int64() == best_head + 1);  // (a tie names either)
+            }
+        }
+    }
+    CHECK(recorded.at("weights").size() == rows);  // no other rows
+    last_generated_text_roles = recorded;
+    return queries;
+}
+
+nn::TransformerConfig small_causal_grammar_model() {
+    nn::TransformerConfig c;
+    c.vocab_size = data::toy_grammar().vocab().size();
+    c.d_model = 16, c.n_heads = 2, c.n_layers = 2, c.context = 16, c.causal = true;
+    return c;
+}
+
+// Each has a subject, its verb and a pronoun, so both relations are measured whatever follows.
+const std::vector<std::string> kPrompts{"the cat sat because it", "the dogs near the cat sleep because they"};
+
+}  // namespace
+
+TEST_CASE("seed 001 exercise 3 (phase 3, 7b): the weights on generated text are the model's, at the gold pairs",
+          "[phases][seed001]") {
+    nn::Transformer gpt(small_causal_grammar_model(), 3);  // untrained: uneven weights, so a wrong pair shows
+    check_generated_text_roles(gpt, kPrompts);
+}
+
+TEST_CASE("seed 001 exercise 3 (phase 3, 7b): a uniform head scores each gold key 1 / (keys it sees)", "[phases][seed001]") {
+    // W_q = 0 makes every score q . k zero, so a causal query at position q (<bos> is 0) spreads
+    // its weight evenly over keys 0..q: whatever text the model generates, every head puts
+    // 1 / (q + 1) on the gold key.
+    nn::Transformer gpt(small_causal_grammar_model(), 3);
+    {
+        NoGradGuard no_grad;
+        for (auto& block : gpt.blocks) {
+            fill_(block->attn.w_q.weight, 0.0);
+            if (block->attn.w_q.bias.defined()) fill_(block->attn.w_q.bias, 0.0);
+        }
+    }
+    const std::vector<std::vector<std::int64_t>> queries = check_generated_text_roles(gpt, kPrompts);
+    REQUIRE(queries.size() == 2 * kPrompts.size());  // (sample, relation), in the table's order
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        double uniform = 0;
+        for (std::int64_t q : queries[i]) uniform += 1.0 / static_cast<double>(q + 1) / static_cast<double>(queries[i].size());
+        for (std::int64_t layer = 0; layer < 2; ++layer) {
+            const Json& row = last_generated_text_roles.at("weights").as_array()[i * 2 + static_cast<std::size_t>(layer)];
+            CHECK(row.at("mean_over_heads").as_double() == Approx(uniform).margin(1e-6));
+            CHECK(row.at("best_weight").as_double() == Approx(uniform).margin(1e-6));
+        }
+    }
 }
