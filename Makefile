@@ -113,7 +113,7 @@ PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 # programs (two at a time on two cores; --output-sync prints each one's printout whole when
 # it ends, so they never interleave; each writes only its own out/phaseN/ and out/data/ files;
 # so phase 4 and 5's printouts come after the short phases'). Each phase then runs its kernels
-# on one thread (ATTNLAB_NUM_THREADS=1 unless set): two phases with two threads each would
+# on one thread (ATTNLAB_NUM_THREADS=1 unless set), as does training: two phases with two threads each would
 # oversubscribe the cores, and every op that waits for a descheduled worker would stall —
 # phase 4's KV-cache speed-up fell from 12x to 1.8x that way. Results are the same bits at
 # any thread count (tests/phases/metrics_reference.json passes at 1 and 2).
