@@ -71,9 +71,9 @@ TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnes
 
 # The library in batches, not one object per file: $(B)/obj/batches/nn_2.cpp is generated and
 # #includes the second run of UNITY_BATCH files of nn/ (in name order). Every library file
-# parses the same headers and compiles the same inline functions again, so batching pays:
-# nn/ and lab/ took 105 CPU s as 40 objects, 47 as 10 (UNITY_BATCH=4), 40 as 5 (8). An edit
-# to one file recompiles its batch, 3-7 s; UNITY_BATCH=1 gives one object per file.
+# parses the same headers and compiles the same inline functions again, so batching pays: a
+# clean make -j2 build took 111 s wall, and 177 s one object per file (bench/build_time.sh,
+# README). An edit to one file recompiles its batch; UNITY_BATCH=1 gives one object per file.
 UNITY_BATCH ?= 4
 ifeq ($(shell [ "$(UNITY_BATCH)" -ge 1 ] 2>/dev/null && echo ok),)
   $(error UNITY_BATCH must be a whole number of files, 1 or more, not '$(UNITY_BATCH)')

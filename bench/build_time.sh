@@ -3,20 +3,22 @@
 # side by side: each round clones every commit afresh (interleaved, so a noisy neighbour slows
 # both alike) and times the target with /usr/bin/time. Prints every run, then per commit the
 # median wall time and its ratio to the first commit's. REV:VAR=VALUE passes one make
-# variable to that run.
+# variable to that run. --touch FILE then also times the rebuild after touching FILE (an edit).
 #
 #   bench/build_time.sh [--target all] [--rounds 2] REV[:VAR=VALUE] [...]
 #   bench/build_time.sh b42614f HEAD          # make all: the old commit, then this one, twice
 #   bench/build_time.sh --target build HEAD:UNITY_BATCH=1 HEAD   # one object per library file, or four
+#   bench/build_time.sh --target build --touch nn/attention.cpp HEAD
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { echo "usage: bench/build_time.sh [--target all|build|test] [--rounds N] REV[:VAR=VALUE] [...]"; }
-target=all rounds=2 revs=()
+usage() { echo "usage: bench/build_time.sh [--target all|build|test] [--rounds N] [--touch FILE] REV[:VAR=VALUE] [...]"; }
+target=all rounds=2 touch="" revs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --target) [ $# -ge 2 ] || { usage >&2; exit 2; }; target=$2; shift 2 ;;
     --rounds) [ $# -ge 2 ] || { usage >&2; exit 2; }; rounds=$2; shift 2 ;;
+    --touch) [ $# -ge 2 ] || { usage >&2; exit 2; }; touch=$2; shift 2 ;;
     -*) echo "build_time.sh: unknown flag '$1'" >&2; usage >&2; exit 2 ;;
     *) revs+=("$1"); shift ;;
   esac
@@ -24,6 +26,7 @@ done
 case "$target" in all|build|test) ;; *) echo "build_time.sh: --target '$target': must be all, build or test" >&2; exit 2 ;; esac
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "build_time.sh: --rounds '$rounds': must be a whole number >= 1" >&2; exit 2; }
 [ ${#revs[@]} -gt 0 ] || { usage >&2; exit 2; }
+[ -z "$touch" ] || [ -f "$touch" ] || { echo "build_time.sh: --touch '$touch': no such file here" >&2; exit 2; }
 for r in "${revs[@]}"; do
   git rev-parse --verify -q "${r%%:*}^{commit}" >/dev/null || { echo "build_time.sh: '${r%%:*}' is not a commit here" >&2; exit 2; }
   [[ "$r" != *:* || "${r#*:}" =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*$ ]] || { echo "build_time.sh: '$r': after ':' comes one VAR=VALUE" >&2; exit 2; }
@@ -46,7 +49,13 @@ for ((round = 1; round <= rounds; round++)); do
     fi
     read -r wall user sys <"$tmp/time"
     printf "round %d  %-22s %7.1f s wall  %6.1f s user  %5.1f s sys\n" "$round" "$r" "$wall" "$user" "$sys"
-    walls[$r]="${walls[$r]:-} $wall"
+    walls[$r]="${walls[$r]:-} $wall"  # the clean build's, not the rebuild's below
+    if [ -n "$touch" ]; then
+      touch "$dir/$touch"
+      (cd "$dir" && /usr/bin/time -f "%e %U %S" -o "$tmp/time" "${cmd[@]}" "${var[@]}" >"$tmp/log" 2>&1) || { tail -20 "$tmp/log"; exit 1; }
+      read -r wall user sys <"$tmp/time"
+      printf "         %-22s %7.1f s wall  %6.1f s user  %5.1f s sys  after touching %s\n" "" "$wall" "$user" "$sys" "$touch"
+    fi
   done
 done
 first=""

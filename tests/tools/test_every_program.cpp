@@ -66,6 +66,34 @@ TEST_CASE("every program and subcommand answers --help and refuses an unknown fl
     }
 }
 
+// bench/build_time.sh, a script: clean-clone builds of several commits, timed side by side.
+// A real run takes minutes (README quotes one); here, what it says to bad input before any clone.
+TEST_CASE("bench/build_time.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
+    const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/build_time.sh";
+    const auto run = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {"/bin/bash", script});
+        return run_program(args, 60);
+    };
+    const auto help = run({"--help"});
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Contains("usage: bench/build_time.sh"));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
+        {{}, "usage:"},
+        {{"--fast", "HEAD"}, "unknown flag '--fast'"},
+        {{"--rounds", "0", "HEAD"}, "--rounds '0': must be a whole number >= 1"},
+        {{"--target", "clean", "HEAD"}, "--target 'clean': must be all, build or test"},
+        {{"--touch", "no/such.cpp", "HEAD"}, "--touch 'no/such.cpp': no such file here"},
+        {{"no-such-commit"}, "'no-such-commit' is not a commit here"},
+        {{"HEAD:UNITY_BATCH"}, "'HEAD:UNITY_BATCH': after ':' comes one VAR=VALUE"},
+    };
+    for (const auto& [args, message] : bad) {
+        const auto r = run(args);
+        INFO(r.output);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.output, Contains(message));
+    }
+}
+
 // bench/ab.sh, a script: `ab.sh OLD NEW` times two builds of bench_workloads side by side.
 TEST_CASE("bench/ab.sh answers --help, refuses bad input, and sets a binary beside itself", "[tools][cli][help][bench]") {
     const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/ab.sh", bin = program_path("bench_workloads");
