@@ -2,7 +2,8 @@
 //
 // One kernel, binary_map, serves every op: it broadcasts the shapes, takes a flat
 // loop when both inputs are contiguous and already the output's shape, and walks
-// rows with broadcast strides otherwise. Each op below is then its arithmetic in
+// rows with broadcast strides otherwise; either loop splits over threads once the
+// output is large (parallel_for_elements: the same bits at any thread count). Each op below is then its arithmetic in
 // one lambda plus its backward; every backward ends in sum_to, which folds the
 // gradient back over the dims broadcasting stretched.
 //
@@ -32,15 +33,17 @@ static Tensor binary_map(const char* name, const Tensor& a, const Tensor& b, Op 
         if (a.shape() == shape && b.shape() == shape && a.is_contiguous() && b.is_contiguous()) {
             const T* pa = a.data_ptr<T>();
             const T* pb = b.data_ptr<T>();
-            for (std::int64_t i = 0, n = out.numel(); i < n; ++i) po[i] = static_cast<T>(op(pa[i], pb[i]));
+            parallel_for_elements(out.numel(), 1, [&](std::int64_t lo, std::int64_t hi) {
+                for (std::int64_t i = lo; i < hi; ++i) po[i] = static_cast<T>(op(pa[i], pb[i]));
+            });
             return;
         }
         const T* pa = static_cast<const T*>(a.impl()->storage->data);
         const T* pb = static_cast<const T*>(b.impl()->storage->data);
-        for_each_row<3>(shape, {broadcast_strides(a, shape), broadcast_strides(b, shape), out.strides()},
-                        {a.offset(), b.offset(), 0},
-                        [&](const std::array<std::int64_t, 3>& o, std::int64_t n,
-                            const std::array<std::int64_t, 3>& s) {
+        parallel_for_each_row<3>(shape, {broadcast_strides(a, shape), broadcast_strides(b, shape), out.strides()},
+                                 {a.offset(), b.offset(), 0},
+                                 [&](const std::array<std::int64_t, 3>& o, std::int64_t n,
+                                     const std::array<std::int64_t, 3>& s) {
                             const T *ra = pa + o[0], *rb = pb + o[1];
                             T* ro = po + o[2];
                             // The common layouts get loops the compiler vectorises: both rows
@@ -140,7 +143,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
             const T* pa = static_cast<const T*>(a.impl()->storage->data);
             const T* pb = static_cast<const T*>(b.impl()->storage->data);
             T* po = out.data_ptr<T>();
-            for_each_row<4>(shape,
+            parallel_for_each_row<4>(shape,
                             {broadcast_strides(cond, shape), broadcast_strides(a, shape), broadcast_strides(b, shape),
                              out.strides()},
                             {cond.offset(), a.offset(), b.offset(), 0},

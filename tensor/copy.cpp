@@ -35,20 +35,24 @@ void copy_(const Tensor& dst, const Tensor& src) {
         dispatch_all(src.dtype(), [&]<typename S>(S) {
             D* pd = static_cast<D*>(dst.impl()->storage->data);
             const S* ps = static_cast<const S*>(src.impl()->storage->data);
-            for_each_row<2>(dst.shape(), {dst.strides(), broadcast_strides(src, dst.shape())},
-                            {dst.offset(), src.offset()},
-                            [&](const std::array<std::int64_t, 2>& o, std::int64_t n,
-                                const std::array<std::int64_t, 2>& s) {
-                                // Rows contiguous on both sides (splitting heads: rows of d_k)
-                                // are one memmove, not n strided element copies.
-                                if constexpr (std::is_same_v<D, S>)
-                                    if (s[0] == 1 && s[1] == 1) {
-                                        std::memmove(pd + o[0], ps + o[1], static_cast<std::size_t>(n) * sizeof(D));
-                                        return;
-                                    }
-                                for (std::int64_t i = 0; i < n; ++i)
-                                    pd[o[0] + i * s[0]] = static_cast<D>(ps[o[1] + i * s[1]]);
-                            });
+            const std::array<Shape, 2> strides{dst.strides(), broadcast_strides(src, dst.shape())};
+            const std::array<std::int64_t, 2> base{dst.offset(), src.offset()};
+            auto copy_row = [&](const std::array<std::int64_t, 2>& o, std::int64_t n, const std::array<std::int64_t, 2>& s) {
+                // Rows contiguous on both sides (splitting heads: rows of d_k)
+                // are one memmove, not n strided element copies.
+                if constexpr (std::is_same_v<D, S>)
+                    if (s[0] == 1 && s[1] == 1) {
+                        std::memmove(pd + o[0], ps + o[1], static_cast<std::size_t>(n) * sizeof(D));
+                        return;
+                    }
+                for (std::int64_t i = 0; i < n; ++i) pd[o[0] + i * s[0]] = static_cast<D>(ps[o[1] + i * s[1]]);
+            };
+            // Views of one storage may overlap, and then only the one ordered walk copies
+            // as the rows come; separate storages can be copied in parallel chunks.
+            if (dst.impl()->storage == src.impl()->storage)
+                for_each_row<2>(dst.shape(), strides, base, copy_row);
+            else
+                parallel_for_each_row<2>(dst.shape(), strides, base, copy_row);
         });
     });
 }

@@ -8,11 +8,13 @@
 // every broadcasting case.
 //
 // Contiguous same-shape operands should skip this and loop over numel() directly;
-// the kernels in binary.cpp / unary.cpp do.
+// the kernels in binary.cpp / unary.cpp do. Both kinds of loop split over threads
+// once a tensor is large (parallel_for_elements, parallel_for_each_row).
 #pragma once
 #include <array>
 #include <cstdint>
 
+#include "tensor/parallel.hpp"
 #include "tensor/tensor.hpp"
 
 namespace attnlab {
@@ -29,19 +31,33 @@ inline Shape broadcast_strides(const Tensor& t, const Shape& shape) {
     return s;
 }
 
-// row(offsets, n, steps): offsets[k] is operand k's element offset at the row start,
-// steps[k] its stride along the row, n the row length. A 0-d shape is one row of 1.
+// How many rows for_each_row visits: numel / (last dim), 0 if the shape is empty,
+// 1 for a 0-d shape.
+inline std::int64_t row_count(const Shape& shape) {
+    if (shape.numel() == 0) return 0;
+    return shape.size() ? shape.numel() / shape[shape.size() - 1] : 1;
+}
+
+// row(offsets, n, steps) for rows [first, last) of the walk, in order: offsets[k] is
+// operand k's element offset at the row start, steps[k] its stride along the row, n the
+// row length. A 0-d shape is one row of 1. Taking a range lets a kernel split one walk
+// over threads (parallel_for_elements); every row gets the same offsets either way.
 template <std::size_t N, typename Row>
-void for_each_row(const Shape& shape, const std::array<Shape, N>& strides, const std::array<std::int64_t, N>& base,
-                  Row&& row) {
+void for_each_row_in(const Shape& shape, const std::array<Shape, N>& strides, const std::array<std::int64_t, N>& base,
+                     std::int64_t first, std::int64_t last, Row&& row) {
     const std::int64_t nd = shape.size();
-    if (shape.numel() == 0) return;
+    if (first >= last) return;
     std::array<std::int64_t, N> steps{}, offs = base;
     const std::int64_t n = nd ? shape[nd - 1] : 1;
     for (std::size_t k = 0; k < N; ++k) steps[k] = nd ? strides[k][nd - 1] : 0;
     std::array<std::int64_t, Shape::kMaxDims> idx{};  // counter over the outer dims
-    const std::int64_t rows = nd ? shape.numel() / n : 1;
-    for (std::int64_t r = 0; r < rows; ++r) {
+    // Start the counter at row `first`: its outer index, digit by digit, last dim fastest.
+    for (std::int64_t d = nd - 2, r = first; d >= 0; --d) {
+        idx[static_cast<std::size_t>(d)] = r % shape[d];
+        r /= shape[d];
+        for (std::size_t k = 0; k < N; ++k) offs[k] += idx[static_cast<std::size_t>(d)] * strides[k][d];
+    }
+    for (std::int64_t r = first; r < last; ++r) {
         row(offs, n, steps);
         // Advance the outer counter like an odometer, updating offsets incrementally.
         for (std::int64_t d = nd - 2; d >= 0; --d) {
@@ -54,6 +70,24 @@ void for_each_row(const Shape& shape, const std::array<Shape, N>& strides, const
             i = 0;
         }
     }
+}
+
+// Every row of `shape`, in row-major order (see for_each_row_in).
+template <std::size_t N, typename Row>
+void for_each_row(const Shape& shape, const std::array<Shape, N>& strides, const std::array<std::int64_t, N>& base,
+                  Row&& row) {
+    for_each_row_in(shape, strides, base, 0, row_count(shape), row);
+}
+
+// for_each_row split over threads: chunks of whole rows, each at least
+// kMinElementsPerChunk elements. The row function must write only its own row's output.
+template <std::size_t N, typename Row>
+void parallel_for_each_row(const Shape& shape, const std::array<Shape, N>& strides,
+                           const std::array<std::int64_t, N>& base, Row&& row) {
+    const std::int64_t row_length = shape.size() ? shape[shape.size() - 1] : 1;
+    parallel_for_elements(row_count(shape), row_length, [&](std::int64_t first, std::int64_t last) {
+        for_each_row_in(shape, strides, base, first, last, row);
+    });
 }
 
 }  // namespace attnlab

@@ -112,6 +112,11 @@ Tensor sum_to(const Tensor& g, const Shape& shape);
 // -inf (fully masked) gives an all-zero row and a zero gradient, never NaN.
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
+// softmax's backward from its output p = softmax(x, d) and the upstream gradient g:
+// p ⊙ (g − Σ_d g ⊙ p). The fused loop softmax() records, and the composed ops it is
+// tested against (same bits).
+Tensor softmax_backward(const Tensor& p, const Tensor& g, std::int64_t d);
+Tensor softmax_backward_composed(const Tensor& p, const Tensor& g, std::int64_t d);
 
 // ---- matmul.cpp ----------------------------------------------------------------------
 // PyTorch semantics: 1-D·1-D dot, 2-D matrix product, and batched products whose

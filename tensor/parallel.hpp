@@ -66,4 +66,26 @@ inline constexpr double kMinFlopsPerChunk = 1e7;
 void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& body);
 
+// The least work one chunk of an elementwise kernel (add, exp, a strided copy) should
+// carry, in elements. Such kernels move memory rather than compute: 64K floats is
+// 256 KB read and written, tens of microseconds, well above a spinning worker's
+// hand-off; below it one thread is as fast.
+inline constexpr int64_t kMinElementsPerChunk = int64_t{1} << 16;
+
+// parallel_for over `count` indices of `elements_per_index` elements each (a flat loop:
+// 1; a walk over rows: the row length), chunks of at least kMinElementsPerChunk elements.
+// A range too small to split calls body(0, count) directly: the small tensors of a toy
+// model (most of them) then pay no more than a comparison, not the std::function that
+// parallel_for takes. Elementwise results do not depend on where chunks begin, so the
+// bits are the same at any thread count.
+template <typename Body>
+void parallel_for_elements(int64_t count, int64_t elements_per_index, Body&& body) {
+    const int64_t grain = kMinElementsPerChunk / (elements_per_index > 0 ? elements_per_index : 1);
+    if (count < 2 * (grain > 0 ? grain : 1)) {
+        if (count > 0) body(int64_t{0}, count);
+        return;
+    }
+    parallel_for(0, count, grain, body);
+}
+
 }  // namespace attnlab

@@ -13,6 +13,7 @@
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/row_sum.hpp"
 
 namespace attnlab {
 
@@ -33,17 +34,10 @@ static Shape reduced_shape(const Shape& s, std::int64_t d, bool keepdim) {
     return out;
 }
 
-// Σ row[0..n) in double. Eight partial sums break the chain of dependent additions
-// (one long chain runs at one add per 4 cycles); the order is fixed, so the result
-// is the same bits every time.
+// Σ row[0..n) in double, in row_sum.hpp's fixed order.
 template <typename T>
 static double sum_row(const T* row, std::int64_t n) {
-    double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    std::int64_t j = 0;
-    for (; j + 8 <= n; j += 8)
-        for (int k = 0; k < 8; ++k) part[k] += row[j + k];
-    for (; j < n; ++j) part[0] += row[j];
-    return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+    return detail::sum_terms(n, [row](std::int64_t j) { return row[j]; });
 }
 
 // out[i] = Σ_j x[j·cols + i] for a row-major [rows, cols] block: the reduction over a leading

@@ -18,6 +18,7 @@
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
+#include "tensor/row_sum.hpp"
 #include "tensor/softmax_row.hpp"
 
 namespace attnlab {
@@ -98,13 +99,45 @@ static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Te
     return y;
 }
 
+// dx = p ⊙ (g − Σⱼ gⱼpⱼ), as composed ops: it serves every dtype and layout, and it is the
+// formula the fused loop below is tested against. A fully masked row has p = 0, so its
+// gradient is 0.
+Tensor softmax_backward_composed(const Tensor& p, const Tensor& g, std::int64_t d) {
+    return mul(p, sub(g, sum(mul(g, p), d, true)));
+}
+
+// The same formula, one pass per row, for float rows along a contiguous last dim
+// (attention's weights). Composed, it is four passes over a [B, H, T, T] tensor and three
+// temporaries of that size, on one thread until each op splits; fused, it is one pass
+// and rows split over threads. Each row does the composed ops' arithmetic in their order:
+// the float products gⱼpⱼ summed in double in sum()'s order (row_sum.hpp), the sum
+// rounded to float, then pⱼ·(gⱼ − s) in float. So the bits are the same
+// (tests/tensor/test_softmax.cpp checks them against softmax_backward_composed).
+Tensor softmax_backward(const Tensor& p, const Tensor& g, std::int64_t d) {
+    if (p.dtype() != kFloat32 || g.dtype() != kFloat32 || d != p.dim() - 1 || g.shape() != p.shape() ||
+        !p.is_contiguous())
+        return softmax_backward_composed(p, g, d);
+    const Tensor gc = contiguous(g);
+    Tensor dx = empty(p.shape(), kFloat32);
+    const std::int64_t n = p.dim() ? p.shape()[d] : 1;
+    const float* pp = p.data_ptr<float>();
+    const float* pg = gc.data_ptr<float>();
+    float* pd = dx.data_ptr<float>();
+    parallel_for_elements(n ? p.numel() / n : 0, n, [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t r = lo; r < hi; ++r) {
+            const float *pr = pp + r * n, *gr = pg + r * n;
+            float* dr = pd + r * n;
+            const float s = static_cast<float>(detail::sum_terms(n, [&](std::int64_t j) { return gr[j] * pr[j]; }));
+            for (std::int64_t j = 0; j < n; ++j) dr[j] = pr[j] * (gr[j] - s);
+        }
+    });
+    return dx;
+}
+
 Tensor softmax(const Tensor& x, std::int64_t dim) {
     const std::int64_t d = normalize_dim(dim, x.dim(), "softmax");
     Tensor y = softmax_forward(x, d, false, nullptr);
-    record(y, "softmax", {x}, [d, p = y.detach()](const Tensor& g) -> Grads {
-        // dx = p ⊙ (g − Σⱼ gⱼpⱼ); a fully masked row has p = 0, so its gradient is 0
-        return {mul(p, sub(g, sum(mul(g, p), d, true)))};
-    });
+    record(y, "softmax", {x}, [d, p = y.detach()](const Tensor& g) -> Grads { return {softmax_backward(p, g, d)}; });
     return y;
 }
 

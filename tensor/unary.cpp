@@ -1,8 +1,9 @@
 // unary.cpp — elementwise functions of one tensor and their derivatives.
 //
 // unary_map applies f to every element (flat loop when contiguous, row walk
-// otherwise) into a new contiguous tensor. Where the derivative is cheapest in
-// terms of the output (exp, tanh, sigmoid), backward captures out.detach().
+// otherwise) into a new contiguous tensor, split over threads when it is large.
+// Where the derivative is cheapest in terms of the output (exp, tanh, sigmoid),
+// backward captures out.detach().
 #include <cmath>
 #include <numbers>
 
@@ -20,15 +21,18 @@ static Tensor unary_map(const char* name, const Tensor& x, F f) {
         T* po = out.data_ptr<T>();
         if (x.is_contiguous()) {
             const T* px = x.data_ptr<T>();
-            for (std::int64_t i = 0, n = x.numel(); i < n; ++i) po[i] = static_cast<T>(f(px[i]));
+            parallel_for_elements(x.numel(), 1, [&](std::int64_t lo, std::int64_t hi) {
+                for (std::int64_t i = lo; i < hi; ++i) po[i] = static_cast<T>(f(px[i]));
+            });
             return;
         }
         const T* px = static_cast<const T*>(x.impl()->storage->data);
-        for_each_row<2>(x.shape(), {x.strides(), out.strides()}, {x.offset(), 0},
-                        [&](const std::array<std::int64_t, 2>& o, std::int64_t n,
-                            const std::array<std::int64_t, 2>& s) {
-                            for (std::int64_t i = 0; i < n; ++i) po[o[1] + i] = static_cast<T>(f(px[o[0] + i * s[0]]));
-                        });
+        parallel_for_each_row<2>(x.shape(), {x.strides(), out.strides()}, {x.offset(), 0},
+                                 [&](const std::array<std::int64_t, 2>& o, std::int64_t n,
+                                     const std::array<std::int64_t, 2>& s) {
+                                     for (std::int64_t i = 0; i < n; ++i)
+                                         po[o[1] + i] = static_cast<T>(f(px[o[0] + i * s[0]]));
+                                 });
     });
     return out;
 }
@@ -140,7 +144,12 @@ Tensor gelu(const Tensor& x) {
         const T* px = xc.data_ptr<T>();
         T* py = out.data_ptr<T>();
         T* pd = want_grad ? deriv.data_ptr<T>() : nullptr;
-        if constexpr (std::is_same_v<T, float>) return gelu_float_run(px, py, pd, x.numel());
+        if constexpr (std::is_same_v<T, float>) {
+            // Each element's value is its own (no lane sees another), so chunks change no bits.
+            return parallel_for_elements(x.numel(), 1, [&](std::int64_t lo, std::int64_t hi) {
+                gelu_float_run(px + lo, py + lo, pd ? pd + lo : nullptr, hi - lo);
+            });
+        }
         for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {  // the formula, as written above (float64)
             const T v = px[i];
             const T cdf = T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));

@@ -221,13 +221,21 @@ TEST_CASE("the experimental setting's unigram baseline is the entropy of the tar
 
 namespace {
 
-Json last_generated_text_roles;  // what the last check_generated_text_roles recorded
+// What step 7b recorded, and per (sample, relation) in the table's order the queries (positions
+// after <bos>) of the gold pairs, for checks of what the weights must be.
+struct GeneratedTextRoles {
+    Json recorded;
+    std::vector<std::vector<std::int64_t>> queries;
+    // The recorded row of (sample, relation) number i and `layer` (from 0): rows run layer-fastest.
+    const Json& row(std::size_t i, std::int64_t layer, std::int64_t n_layers) const {
+        return recorded.at("weights").as_array()[i * static_cast<std::size_t>(n_layers) + static_cast<std::size_t>(layer)];
+    }
+};
 
 // Runs phase 3's step 7b on `model` and checks each recorded row (sample, relation, layer: mean
 // over heads and best head of the mean weight on the gold key) against the attention maps of
-// <bos> text <eos>, read here from lab::attention_layers. Returns, per sample and relation, the
-// queries (positions after <bos>) of the gold pairs, for checks of what the weights must be.
-std::vector<std::vector<std::int64_t>> check_generated_text_roles(nn::Transformer& model, const std::vector<std::string>& prompts) {
+// <bos> text <eos>, read here from lab::attention_layers.
+GeneratedTextRoles check_generated_text_roles(nn::Transformer& model, const std::vector<std::string>& prompts) {
     lab::Options o("test", "phase 3 step 7b");
     o.add("out", "DIR", (std::filesystem::temp_directory_path() / "attnlab_test_7b").string(), "");
     o.add("seed", "N", "0", "");
@@ -282,8 +290,7 @@ std::vector<std::vector<std::int64_t>> check_generated_text_roles(nn::Transforme
         }
     }
     CHECK(recorded.at("weights").size() == rows);  // no other rows
-    last_generated_text_roles = recorded;
-    return queries;
+    return {recorded, queries};
 }
 
 nn::TransformerConfig small_causal_grammar_model() {
@@ -316,13 +323,16 @@ TEST_CASE("seed 001 exercise 3 (phase 3, 7b): a uniform head scores each gold ke
             if (block->attn.w_q.bias.defined()) fill_(block->attn.w_q.bias, 0.0);
         }
     }
-    const std::vector<std::vector<std::int64_t>> queries = check_generated_text_roles(gpt, kPrompts);
-    REQUIRE(queries.size() == 2 * kPrompts.size());  // (sample, relation), in the table's order
-    for (std::size_t i = 0; i < queries.size(); ++i) {
+    const GeneratedTextRoles roles = check_generated_text_roles(gpt, kPrompts);
+    const std::int64_t n_layers = gpt.config().n_layers;
+    REQUIRE(roles.queries.size() == 2 * kPrompts.size());  // (sample, relation), in the table's order
+    for (std::size_t i = 0; i < roles.queries.size(); ++i) {
         double uniform = 0;
-        for (std::int64_t q : queries[i]) uniform += 1.0 / static_cast<double>(q + 1) / static_cast<double>(queries[i].size());
-        for (std::int64_t layer = 0; layer < 2; ++layer) {
-            const Json& row = last_generated_text_roles.at("weights").as_array()[i * 2 + static_cast<std::size_t>(layer)];
+        for (std::int64_t q : roles.queries[i])
+            uniform += 1.0 / static_cast<double>(q + 1) / static_cast<double>(roles.queries[i].size());
+        for (std::int64_t layer = 0; layer < n_layers; ++layer) {
+            const Json& row = roles.row(i, layer, n_layers);
+            CHECK(row.at("layer").as_int64() == layer + 1);
             CHECK(row.at("mean_over_heads").as_double() == Approx(uniform).margin(1e-6));
             CHECK(row.at("best_weight").as_double() == Approx(uniform).margin(1e-6));
         }

@@ -1,4 +1,5 @@
-// test_parallel.cpp — the thread pool behind parallel_for: coverage, fallbacks, exceptions.
+// test_parallel.cpp — the thread pool behind parallel_for: coverage, fallbacks, exceptions;
+// the kernels that split over it give the same bits at any thread count.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "tensor/error.hpp"
+#include "tensor/iter.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 #include "tensor/parallel.hpp"
@@ -288,4 +290,59 @@ TEST_CASE("the parallel kernels give the same bits at 1 and 2 threads", "[tensor
         CHECK(std::memcmp(one[i].data_ptr<float>(), two[i].data_ptr<float>(), one[i].numel() * sizeof(float)) == 0);
 #endif
     }
+}
+
+TEST_CASE("a row walk started at any row visits what the whole walk visits there", "[tensor][parallel][iter]") {
+    // The offsets of a walk over [3, 4, 5, 6] with two operands: a transposed one and a broadcast one.
+    const Shape shape{3, 4, 5, 6};
+    const std::array<Shape, 2> strides{Shape{1, 3, 12, 60}, Shape{0, 6, 0, 1}};
+    const std::array<std::int64_t, 2> base{7, 2};
+    using Visit = std::array<std::int64_t, 5>;  // offsets, row length, steps
+    auto walk = [&](std::int64_t first, std::int64_t last) {
+        std::vector<Visit> visits;
+        for_each_row_in<2>(shape, strides, base, first, last,
+                           [&](const std::array<std::int64_t, 2>& o, std::int64_t n, const std::array<std::int64_t, 2>& st) {
+                               visits.push_back({o[0], o[1], n, st[0], st[1]});
+                           });
+        return visits;
+    };
+    const std::vector<Visit> all = walk(0, row_count(shape));
+    REQUIRE(all.size() == 60);
+    CHECK(all[0] == Visit{7, 2, 6, 60, 1});
+    CHECK(all[59] == Visit{7 + 2 * 1 + 3 * 3 + 4 * 12, 2 + 3 * 6, 6, 60, 1});  // row (2, 3, 4)
+    for (auto [first, last] : std::initializer_list<std::pair<int, int>>{{0, 1}, {1, 60}, {13, 14}, {19, 41}, {59, 60}}) {
+        INFO("rows " << first << ".." << last);
+        CHECK(walk(first, last) == std::vector<Visit>(all.begin() + first, all.begin() + last));
+    }
+    CHECK(walk(5, 5).empty());
+    CHECK(row_count(Shape{}) == 1);
+    CHECK(row_count(Shape{4, 0}) == 0);
+}
+
+TEST_CASE("elementwise kernels split over threads without changing a bit", "[tensor][parallel][threads]") {
+    // Large enough to split (kMinElementsPerChunk elements per chunk) at a row that is
+    // not a multiple of any dim: [71, 8, 300] transposed from [8, 71, 300] has 568 rows.
+    auto run = [](int threads) {
+        ThreadCount tc(threads);
+        manual_seed(5);
+        const Tensor x = randn({8, 71, 300}).transpose(0, 1);  // row walks, not flat loops
+        const Tensor bias = randn({300}), flat = randn({600, 300});
+        return std::vector<Tensor>{exp(x),
+                                   x + bias,                      // broadcast rows
+                                   flat * flat,                   // flat loop
+                                   gelu(flat),                    // vectorised runs
+                                   where(gt(x, bias), x, bias),  // three operands
+                                   contiguous(x),                 // a strided copy
+                                   softmax_backward(softmax(flat, -1), flat, 1)};
+    };
+    const std::vector<Tensor> one = run(1), two = run(2);
+    for (size_t i = 0; i < one.size(); ++i) {
+        INFO("result " << i);
+        REQUIRE(one[i].numel() == two[i].numel());
+        CHECK(std::memcmp(one[i].data_ptr<float>(), two[i].data_ptr<float>(), one[i].numel() * sizeof(float)) == 0);
+    }
+    // And the split walk is the right one, not only the same: element (70, 7, 299) of x + bias.
+    manual_seed(5);
+    const Tensor x = randn({8, 71, 300}), bias = randn({300});
+    CHECK(two[1].data_ptr<float>()[two[1].numel() - 1] == x.data_ptr<float>()[x.numel() - 1] + bias.data_ptr<float>()[299]);
 }

@@ -1,6 +1,7 @@
 // test_softmax.cpp — softmax values, the -inf masking rule, stability, the vectorised exp.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -101,4 +102,34 @@ TEST_CASE("float softmax along the last dim agrees with the double computation",
         CHECK_THAT(softmax(x, -1), IsCloseTo(ref, 1e-7, 1e-6));
         CHECK_THAT(log_softmax(x, -1), IsCloseTo(log_softmax(x.to(kFloat64), -1).to(kFloat32), 2e-6, 1e-6));
     }
+}
+
+TEST_CASE("softmax's fused backward gives the composed formula's bits", "[tensor][softmax][fused]") {
+    // The fused loop must do the composed ops' arithmetic in their order; any other order
+    // of the row sum, or a contracted multiply-add, shows up in the last bits.
+    manual_seed(11);
+    for (std::int64_t n : {1, 7, 8, 9, 31, 128, 1000}) {
+        INFO("row length " << n);
+        Tensor x = randn({3, 5, n}) * 3.0;
+        const double inf = std::numeric_limits<double>::infinity();
+        if (n > 1) fill_(x.select(1, 2).narrow(1, 0, 1), -inf);  // one masked entry
+        fill_(x.select(1, 4), -inf);                             // fully masked rows
+        const Tensor p = softmax(x, -1);
+        const Tensor g = randn({3, 5, n});
+        const Tensor fused = softmax_backward(p, g, 2), composed = softmax_backward_composed(p, g, 2);
+        REQUIRE(fused.shape() == composed.shape());
+        CHECK(std::memcmp(fused.data_ptr<float>(), composed.data_ptr<float>(), fused.numel() * sizeof(float)) == 0);
+        CHECK(max(abs(fused.select(1, 4))).item() == 0.0);  // masked rows: zero gradient
+        // A transposed (non-contiguous) upstream gradient is read as its values, not its memory.
+        const Tensor gt = randn({3, n, 5}).transpose(1, 2);
+        const Tensor fused_t = softmax_backward(p, gt, 2), composed_t = softmax_backward_composed(p, gt, 2);
+        CHECK(std::memcmp(fused_t.data_ptr<float>(), composed_t.data_ptr<float>(), fused_t.numel() * sizeof(float)) == 0);
+    }
+    // The gradient is right, not only consistent: against float64's.
+    Tensor x = randn({4, 33}, kFloat64).requires_grad_();
+    const Tensor w = randn({4, 33}, kFloat64);
+    (softmax(x, -1) * w).sum().backward();
+    Tensor xf = x.detach().to(kFloat32).requires_grad_();
+    (softmax(xf, -1) * w.to(kFloat32)).sum().backward();
+    CHECK_THAT(xf.grad(), IsCloseTo(x.grad().to(kFloat32), 1e-5, 1e-6));
 }
