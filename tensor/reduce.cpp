@@ -13,6 +13,7 @@
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
 #include "tensor/row_sum.hpp"
 
 namespace attnlab {
@@ -40,22 +41,25 @@ static double sum_row(const T* row, std::int64_t n) {
     return detail::sum_terms(n, [row](std::int64_t j) { return row[j]; });
 }
 
-// out[i] = Σ_j x[j·cols + i] for a row-major [rows, cols] block: the reduction over a leading
-// dim (a bias gradient, say). Each column is summed in double, rows in order, as a scalar
-// loop would; the columns are just done kBlock at a time, in vector registers, instead of
-// through an accumulator array in memory that the compiler would not vectorise.
+// Columns summed together in vector registers by sum_columns.
+constexpr std::int64_t kColumnBlock = 32;
+
+// out[i] = Σ_j x[j·ld + i] for i < cols, rows j < rows (row stride ld): the reduction over a
+// leading dim (a bias gradient, say). Each column is summed in double, rows in order, as a
+// scalar loop would; the columns are just done kColumnBlock at a time, in vector registers,
+// instead of through an accumulator array in memory that the compiler would not vectorise.
 template <typename T>
-static void sum_columns(const T* x, std::int64_t rows, std::int64_t cols, T* out) {
+static void sum_columns(const T* x, std::int64_t rows, std::int64_t cols, std::int64_t ld, T* out) {
     constexpr int kLanes = 8;
-    constexpr int kVectors = 4;
-    constexpr std::int64_t kBlock = kLanes * kVectors;
+    constexpr int kVectors = kColumnBlock / kLanes;
+    constexpr std::int64_t kBlock = kColumnBlock;
     typedef double VD __attribute__((vector_size(kLanes * sizeof(double))));
     typedef T VT __attribute__((vector_size(kLanes * sizeof(T))));
     std::int64_t i = 0;
     for (; i + kBlock <= cols; i += kBlock) {
         VD acc[kVectors] = {};
         for (std::int64_t j = 0; j < rows; ++j) {
-            const T* row = x + j * cols + i;
+            const T* row = x + j * ld + i;
             for (int v = 0; v < kVectors; ++v) {
                 VT t;
                 std::memcpy(&t, row + v * kLanes, sizeof t);
@@ -67,7 +71,7 @@ static void sum_columns(const T* x, std::int64_t rows, std::int64_t cols, T* out
     }
     for (; i < cols; ++i) {  // the last cols % kBlock columns
         double acc = 0;
-        for (std::int64_t j = 0; j < rows; ++j) acc += x[j * cols + i];
+        for (std::int64_t j = 0; j < rows; ++j) acc += x[j * ld + i];
         out[i] = static_cast<T>(acc);
     }
 }
@@ -80,12 +84,26 @@ Tensor sum(const Tensor& x, std::int64_t dim, bool keepdim) {
     dispatch_float(x.dtype(), "sum", [&]<typename T>(T) {
         const T* px = xc.data_ptr<T>();
         T* po = out.data_ptr<T>();
+        // Threads split the sums, never one sum: each is added in one fixed order, so the
+        // bits are the same at any thread count.
         if (ax.inner == 1) {  // reducing the last dim: rows are contiguous
-            for (std::int64_t o = 0; o < ax.outer; ++o) po[o] = static_cast<T>(sum_row(px + o * ax.n, ax.n));
+            parallel_for_elements(ax.outer, ax.n, [&](std::int64_t lo, std::int64_t hi) {
+                for (std::int64_t o = lo; o < hi; ++o) po[o] = static_cast<T>(sum_row(px + o * ax.n, ax.n));
+            });
             return;
         }
-        for (std::int64_t o = 0; o < ax.outer; ++o)
-            sum_columns(px + o * ax.n * ax.inner, ax.n, ax.inner, po + o * ax.inner);
+        if (ax.outer == 1) {  // one [n, inner] block (a bias gradient): split its columns by blocks
+            const std::int64_t blocks = (ax.inner + kColumnBlock - 1) / kColumnBlock;
+            parallel_for_elements(blocks, ax.n * kColumnBlock, [&](std::int64_t lo, std::int64_t hi) {
+                const std::int64_t first = lo * kColumnBlock, last = std::min(hi * kColumnBlock, ax.inner);
+                sum_columns(px + first, ax.n, last - first, ax.inner, po + first);
+            });
+            return;
+        }
+        parallel_for_elements(ax.outer, ax.n * ax.inner, [&](std::int64_t lo, std::int64_t hi) {
+            for (std::int64_t o = lo; o < hi; ++o)
+                sum_columns(px + o * ax.n * ax.inner, ax.n, ax.inner, ax.inner, po + o * ax.inner);
+        });
     });
     record(out, "sum", {x}, [d, keepdim, from = x.shape()](const Tensor& g) -> Grads {
         // d sum/dx = 1 everywhere: spread g back over the reduced dim

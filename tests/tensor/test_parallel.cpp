@@ -333,7 +333,10 @@ TEST_CASE("elementwise kernels split over threads without changing a bit", "[ten
                                    gelu(flat),                    // vectorised runs
                                    where(gt(x, bias), x, bias),  // three operands
                                    contiguous(x),                 // a strided copy
-                                   softmax_backward(softmax(flat, -1), flat, 1)};
+                                   softmax_backward(softmax(flat, -1), flat, 1),
+                                   sum(flat, 0),                  // columns, split by blocks of 32
+                                   sum(x, -1),                    // rows
+                                   sum(x, 0)};                    // [8 blocks of 71 x 300] columns
     };
     const std::vector<Tensor> one = run(1), two = run(2);
     for (size_t i = 0; i < one.size(); ++i) {
