@@ -99,6 +99,7 @@ static void run_backward(const Tensor& root, const Tensor& seed, bool retain_gra
         if (!g.defined()) continue;  // nothing flowed here (every path to it was cut)
         Grads grads = node.backward(g);
         if (trace_sink) [[unlikely]] trace_backward(step + 1, order.size(), node, g, grads);
+        g = Tensor();  // done with it: a gradient handed on unchanged (a view's) may now be its input's own
         if (grads.size() != node.inputs.size())
             throw AutogradError(std::string("backward of '") + node.name + "' returned " +
                                 std::to_string(grads.size()) + " gradients for " +

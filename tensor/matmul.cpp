@@ -32,11 +32,16 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b);
 // A named function (not only a lambda) so that `break matmul_backward` works in gdb.
 static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) {
     Tensor db;
-    if (b.requires_grad() && b.dim() == 2 && a.dim() > 2) {
+    if (b.requires_grad() && b.dim() == 2) {
         // x [..., n, k] @ W [k, m]: the batch sum of xᵀg is one product over all rows,
         // [k, rows] @ [rows, m], not a [batch, k, m] stack of products summed afterwards.
-        const std::int64_t k = a.size(-1), m = b.size(-1);
-        db = matmul_nd(reshape(a, Shape{a.numel() / k, k}).mT(), reshape(g, Shape{g.numel() / m, m}));
+        const Tensor x = flatten(a, 0, -2), g2 = flatten(g, 0, -2);  // [rows, k], [rows, m]
+        // A column-major W (the Wᵀ view of every Linear) gets a column-major gradient, (gᵀx)ᵀ,
+        // as in PyTorch's mm backward: transpose's backward then hands the weight a contiguous
+        // gradient, where xᵀg would leave a transposed one to copy element by element.
+        // Each element is the same chain of products over the rows, so the same bits.
+        const bool column_major = b.strides()[0] == 1 && b.strides()[1] == b.size(0);
+        db = column_major ? matmul_nd(g2.mT(), x).mT() : matmul_nd(x.mT(), g2);
     } else if (b.requires_grad()) {
         db = sum_to(matmul_nd(a.mT(), g), b.shape());
     }
