@@ -79,11 +79,11 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
         // products are many small gemms (W2: 64 of 128 x 128 x 16), each too small
         // to split, so the batch elements are shared out instead; each is still
         // one whole gemm, so the bits do not depend on the thread count.
-        const Tensor a_batch = make_view(a, batch_a, without_last_two(a.strides()), a.offset());
-        const Tensor b_batch = make_view(b, batch_b, without_last_two(b.strides()), b.offset());
         std::vector<std::array<std::int64_t, 2>> at;  // operand offsets of each batch element
         at.reserve(static_cast<std::size_t>(batch.numel()));
-        for_each_row<2>(batch, {broadcast_strides(a_batch, batch), broadcast_strides(b_batch, batch)},
+        for_each_row<2>(batch,
+                        {broadcast_strides(batch_a, without_last_two(a.strides()), batch),
+                         broadcast_strides(batch_b, without_last_two(b.strides()), batch)},
                         {a.offset(), b.offset()},
                         [&](const std::array<std::int64_t, 2>& o, std::int64_t len,
                             const std::array<std::int64_t, 2>& s) {
