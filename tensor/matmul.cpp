@@ -65,13 +65,17 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
         T* po = out.data_ptr<T>();
         const std::int64_t a_rs = a.strides()[a.dim() - 2], a_cs = a.strides()[a.dim() - 1];
         const std::int64_t b_rs = b.strides()[b.dim() - 2], b_cs = b.strides()[b.dim() - 1];
-        if (b.dim() == 2 && a.is_contiguous()) {
+        const bool one_row_block = a.dim() > 2 && batch.numel() == 1;  // x [1, n, k], any strides
+        if (b.dim() == 2 && (a.is_contiguous() || one_row_block)) {
             // x @ W with x [..., n, k]: all batch rows form one [batch·n, k] matrix — one gemm.
+            // A batch of one is read with its own strides, whatever they are: the gradient
+            // that sum() hands back has x's shape and stride 0 (an expand).
             // W's packing is cached while W is unchanged (generation repacked it every token);
             // only without autograd: gradcheck, for one, pokes inputs through a kept pointer.
             const auto packed = GradMode::enabled() ? nullptr : packed_b_for<T>(b, k, m, b_rs, b_cs);
-            gemm<T>(a.numel() / k, m, k, pa + a.offset(), k, 1, pb + b.offset(), b_rs, b_cs, packed.get(), po, m,
-                    false);
+            const bool contiguous = a.is_contiguous();
+            gemm<T>(batch.numel() * n, m, k, pa + a.offset(), contiguous ? k : a_rs, contiguous ? 1 : a_cs,
+                    pb + b.offset(), b_rs, b_cs, packed.get(), po, m, false);
             return;
         }
         // One gemm per batch element; the batch dims of a and b are read with
