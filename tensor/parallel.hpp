@@ -93,8 +93,8 @@ inline constexpr int64_t kMinElementsPerChunk = int64_t{1} << 16;
 // parallel_for over `count` indices of `elements_per_index` elements each (a flat loop:
 // 1; a walk over rows: the row length), chunks of at least kMinElementsPerChunk elements.
 // A range too small to split calls body(0, count) directly: the small tensors of a toy
-// model (most of them) then pay no more than a comparison, not the std::function that
-// parallel_for takes. Elementwise results do not depend on where chunks begin, so the
+// model (most of them) then pay no more than a comparison, and their body is inlined
+// rather than called through parallel_for's ChunkBody. Elementwise results do not depend on where chunks begin, so the
 // bits are the same at any thread count.
 template <typename Body>
 void parallel_for_elements(int64_t count, int64_t elements_per_index, Body&& body) {
