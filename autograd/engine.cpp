@@ -14,7 +14,8 @@
 // Gradients of intermediates live in TensorImpl::grad only while the sweep needs
 // them; leaves (and tensors that asked for retain_grad()) keep theirs, and repeated
 // backward calls accumulate into them, as in PyTorch.
-#include <unordered_set>
+#include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "autograd/node.hpp"
@@ -29,27 +30,35 @@ void GradMode::set_enabled(bool on) { grad_mode_enabled = on; }
 // Tensors with a grad_fn reachable from root, each listed before all of its inputs
 // (declared in node.hpp: autograd/graph.cpp numbers a drawn graph in this same order).
 // The list owns them: freeing a node's inputs mid-sweep must not free a tensor
-// that is still to be visited.
+// that is still to be visited. A node is marked seen by writing this call's number
+// into it (Node::sort_mark), not by a hash set: no allocation per node, no hashing.
 std::vector<std::shared_ptr<TensorImpl>> topological_order(const std::shared_ptr<TensorImpl>& root) {
+    static std::atomic<std::uint64_t> sorts{0};
+    const std::uint64_t mark = ++sorts;
     struct Frame {
         std::shared_ptr<TensorImpl> t;
         std::size_t next_input;
     };
     std::vector<std::shared_ptr<TensorImpl>> post_order;
-    std::unordered_set<const TensorImpl*> seen{root.get()};
+    root->grad_fn->sort_mark = mark;
     std::vector<Frame> stack{{root, 0}};
     while (!stack.empty()) {
         Frame& f = stack.back();
         const std::vector<Tensor>& inputs = f.t->grad_fn->inputs;
         if (f.next_input < inputs.size()) {
             const Tensor& in = inputs[f.next_input++];
-            if (in.defined() && in.impl()->grad_fn && seen.insert(in.impl()).second) stack.push_back({in.impl_ptr(), 0});
+            Node* node = in.defined() ? in.impl()->grad_fn.get() : nullptr;
+            if (node && node->sort_mark != mark) {
+                node->sort_mark = mark;
+                stack.push_back({in.impl_ptr(), 0});
+            }
             continue;  // (f may dangle after push_back; it is not touched again)
         }
         post_order.push_back(std::move(f.t));  // every input is already listed
         stack.pop_back();
     }
-    return {post_order.rbegin(), post_order.rend()};
+    std::reverse(post_order.begin(), post_order.end());
+    return post_order;
 }
 
 // t.grad += g, as a new tensor: never in place, since g may alias a gradient held
@@ -99,6 +108,7 @@ static void run_backward(const Tensor& root, const Tensor& seed, bool retain_gra
         if (!g.defined()) continue;  // nothing flowed here (every path to it was cut)
         Grads grads = node.backward(g);
         if (trace_sink) [[unlikely]] trace_backward(step + 1, order.size(), node, g, grads);
+        g = Tensor();  // done with it: a gradient handed on unchanged (a view's) may now be its input's own
         if (grads.size() != node.inputs.size())
             throw AutogradError(std::string("backward of '") + node.name + "' returned " +
                                 std::to_string(grads.size()) + " gradients for " +

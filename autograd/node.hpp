@@ -41,6 +41,10 @@ struct Node {
     std::vector<Tensor> inputs;  // the op's tensor inputs, in the order backward returns grads
     BackwardFn backward;         // empty once the graph has been freed
     std::int64_t trace_id = 0;   // the op's "#n" in the op trace (trace.hpp); 0 when it was not traced
+    // The topological_order call that last listed this node (engine.cpp), its "seen" mark.
+    // Graphs that share nodes are not sorted on two threads at once (nor could their
+    // backward sweeps run at once: each writes the shared tensors' grads).
+    std::uint64_t sort_mark = 0;
 
     // Tears a long chain down iteratively: the default destructor would recurse
     // Tensor -> Node -> Tensor -> ... once per op and overflow the stack.

@@ -470,7 +470,7 @@ void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int
     const bool by_rows = row_tiles >= col_tiles || packed_b;
     const double flops_per_tile = 2.0 * K * (by_rows ? MR * double(N) : NR * double(M));
     const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinFlopsPerThread / flops_per_tile));
-    // One pointer's worth of capture keeps std::function from allocating.
+    // The problem in one struct, so the chunk body captures one reference.
     struct Problem {
         int64_t M, N, K;
         const T* A;

@@ -21,14 +21,18 @@ namespace attnlab {
 
 // Strides that read `t` as if it had been expanded to `shape` (which must be a
 // broadcast of t.shape()): stretched and missing leading dims get stride 0.
-inline Shape broadcast_strides(const Tensor& t, const Shape& shape) {
+// The second form takes the sizes and strides alone (matmul's batch dims).
+inline Shape broadcast_strides(const Shape& t_shape, const Shape& t_strides, const Shape& shape) {
     Shape s;
-    std::int64_t lead = shape.size() - t.dim();
+    std::int64_t lead = shape.size() - t_shape.size();
     for (std::int64_t i = 0; i < shape.size(); ++i) {
         std::int64_t j = i - lead;
-        s.push_back(j < 0 || t.shape()[j] == 1 ? 0 : t.strides()[j]);
+        s.push_back(j < 0 || t_shape[j] == 1 ? 0 : t_strides[j]);
     }
     return s;
+}
+inline Shape broadcast_strides(const Tensor& t, const Shape& shape) {
+    return broadcast_strides(t.shape(), t.strides(), shape);
 }
 
 // How many rows for_each_row visits: numel / (last dim), 0 if the shape is empty,

@@ -32,11 +32,16 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b);
 // A named function (not only a lambda) so that `break matmul_backward` works in gdb.
 static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) {
     Tensor db;
-    if (b.requires_grad() && b.dim() == 2 && a.dim() > 2) {
+    if (b.requires_grad() && b.dim() == 2) {
         // x [..., n, k] @ W [k, m]: the batch sum of xᵀg is one product over all rows,
         // [k, rows] @ [rows, m], not a [batch, k, m] stack of products summed afterwards.
-        const std::int64_t k = a.size(-1), m = b.size(-1);
-        db = matmul_nd(reshape(a, Shape{a.numel() / k, k}).mT(), reshape(g, Shape{g.numel() / m, m}));
+        const Tensor x = flatten(a, 0, -2), g2 = flatten(g, 0, -2);  // [rows, k], [rows, m]
+        // A column-major W (the Wᵀ view of every Linear) gets a column-major gradient, (gᵀx)ᵀ,
+        // as in PyTorch's mm backward: transpose's backward then hands the weight a contiguous
+        // gradient, where xᵀg would leave a transposed one to copy element by element.
+        // Each element is the same chain of products over the rows, so the same bits.
+        const bool column_major = b.strides()[0] == 1 && b.strides()[1] == b.size(0);
+        db = column_major ? matmul_nd(g2.mT(), x).mT() : matmul_nd(x.mT(), g2);
     } else if (b.requires_grad()) {
         db = sum_to(matmul_nd(a.mT(), g), b.shape());
     }
@@ -60,13 +65,17 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
         T* po = out.data_ptr<T>();
         const std::int64_t a_rs = a.strides()[a.dim() - 2], a_cs = a.strides()[a.dim() - 1];
         const std::int64_t b_rs = b.strides()[b.dim() - 2], b_cs = b.strides()[b.dim() - 1];
-        if (b.dim() == 2 && a.is_contiguous()) {
+        const bool one_row_block = a.dim() > 2 && batch.numel() == 1;  // x [1, n, k], any strides
+        if (b.dim() == 2 && (a.is_contiguous() || one_row_block)) {
             // x @ W with x [..., n, k]: all batch rows form one [batch·n, k] matrix — one gemm.
+            // A batch of one is read with its own strides, whatever they are: the gradient
+            // that sum() hands back has x's shape and stride 0 (an expand).
             // W's packing is cached while W is unchanged (generation repacked it every token);
             // only without autograd: gradcheck, for one, pokes inputs through a kept pointer.
             const auto packed = GradMode::enabled() ? nullptr : packed_b_for<T>(b, k, m, b_rs, b_cs);
-            gemm<T>(a.numel() / k, m, k, pa + a.offset(), k, 1, pb + b.offset(), b_rs, b_cs, packed.get(), po, m,
-                    false);
+            const bool contiguous = a.is_contiguous();
+            gemm<T>(batch.numel() * n, m, k, pa + a.offset(), contiguous ? k : a_rs, contiguous ? 1 : a_cs,
+                    pb + b.offset(), b_rs, b_cs, packed.get(), po, m, false);
             return;
         }
         // One gemm per batch element; the batch dims of a and b are read with
@@ -74,11 +83,11 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
         // products are many small gemms (W2: 64 of 128 x 128 x 16), each too small
         // to split, so the batch elements are shared out instead; each is still
         // one whole gemm, so the bits do not depend on the thread count.
-        const Tensor a_batch = make_view(a, batch_a, without_last_two(a.strides()), a.offset());
-        const Tensor b_batch = make_view(b, batch_b, without_last_two(b.strides()), b.offset());
         std::vector<std::array<std::int64_t, 2>> at;  // operand offsets of each batch element
         at.reserve(static_cast<std::size_t>(batch.numel()));
-        for_each_row<2>(batch, {broadcast_strides(a_batch, batch), broadcast_strides(b_batch, batch)},
+        for_each_row<2>(batch,
+                        {broadcast_strides(batch_a, without_last_two(a.strides()), batch),
+                         broadcast_strides(batch_b, without_last_two(b.strides()), batch)},
                         {a.offset(), b.offset()},
                         [&](const std::array<std::int64_t, 2>& o, std::int64_t len,
                             const std::array<std::int64_t, 2>& s) {

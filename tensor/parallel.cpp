@@ -77,7 +77,7 @@ public:
 
     // Runs one job of `chunks` chunks on the caller and whichever workers turn up;
     // returns when all chunks are done.
-    void run(int64_t begin, int64_t n, int chunks, const std::function<void(int64_t, int64_t)>& body) {
+    void run(int64_t begin, int64_t n, int chunks, const ChunkBody& body) {
         start_workers(num_threads() - 1);
         body_ = &body;
         begin_ = begin;
@@ -187,7 +187,7 @@ private:
     std::atomic<uint64_t> job_{0};
     std::atomic<int> done_{0};
     // The job, written by run() before it publishes job_, read by claimers after a claim.
-    const std::function<void(int64_t, int64_t)>* body_ = nullptr;
+    const ChunkBody* body_ = nullptr;
     int64_t begin_ = 0, n_ = 0;
     int chunks_ = 0;
     std::vector<std::exception_ptr> errors_;
@@ -210,7 +210,7 @@ void set_num_threads(int n) {
 
 int num_threads() { return configured_threads().load(); }
 
-void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
+void parallel_for(int64_t begin, int64_t end, int64_t grain, ChunkBody body) {
     if (end <= begin) return;
     int64_t n = end - begin;
     int64_t chunks = std::min<int64_t>(num_threads(), n / std::max<int64_t>(grain, 1));

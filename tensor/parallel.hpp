@@ -32,7 +32,8 @@
 // that has to be woken); see gemm_kernel.cpp for a measured example.
 #pragma once
 #include <cstdint>
-#include <functional>
+#include <memory>
+#include <type_traits>
 
 namespace attnlab {
 
@@ -61,10 +62,27 @@ int parse_num_threads(const char* text);
 // 5, interleaved, load ~9), since each extra split can wait on a preempted worker.
 inline constexpr double kMinFlopsPerChunk = 1e7;
 
+// What parallel_for runs: a reference to the caller's callable, not a copy. The body
+// is only called before parallel_for returns, so nothing needs to own it, and a
+// std::function would allocate for any lambda capturing more than two pointers
+// (every kernel's [&]): a malloc and a free per call, tiny tensors included.
+class ChunkBody {
+public:
+    template <typename F>
+        requires(!std::is_same_v<std::remove_cvref_t<F>, ChunkBody>)
+    ChunkBody(F&& f)  // NOLINT: converts implicitly, so callers pass a lambda as before
+        : callable_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+          call_([](void* c, int64_t lo, int64_t hi) { (*static_cast<std::remove_reference_t<F>*>(c))(lo, hi); }) {}
+    void operator()(int64_t lo, int64_t hi) const { call_(callable_, lo, hi); }
+
+private:
+    void* callable_;
+    void (*call_)(void*, int64_t, int64_t);
+};
+
 // Calls body(lo, hi) on disjoint chunks that exactly cover [begin, end), each
 // chunk at least `grain` long (grain < 1 counts as 1). Nothing happens if end <= begin.
-void parallel_for(int64_t begin, int64_t end, int64_t grain,
-                  const std::function<void(int64_t, int64_t)>& body);
+void parallel_for(int64_t begin, int64_t end, int64_t grain, ChunkBody body);
 
 // The least work one chunk of an elementwise kernel (add, exp, a strided copy) should
 // carry, in elements. Such kernels move memory rather than compute: 64K floats is
@@ -75,8 +93,8 @@ inline constexpr int64_t kMinElementsPerChunk = int64_t{1} << 16;
 // parallel_for over `count` indices of `elements_per_index` elements each (a flat loop:
 // 1; a walk over rows: the row length), chunks of at least kMinElementsPerChunk elements.
 // A range too small to split calls body(0, count) directly: the small tensors of a toy
-// model (most of them) then pay no more than a comparison, not the std::function that
-// parallel_for takes. Elementwise results do not depend on where chunks begin, so the
+// model (most of them) then pay no more than a comparison, and their body is inlined
+// rather than called through parallel_for's ChunkBody. Elementwise results do not depend on where chunks begin, so the
 // bits are the same at any thread count.
 template <typename Body>
 void parallel_for_elements(int64_t count, int64_t elements_per_index, Body&& body) {

@@ -5,10 +5,13 @@
 
 namespace attnlab {
 
+void throw_too_many_dims(std::size_t n) {
+    throw ShapeError("Shape: " + std::to_string(n) + " dimensions, more than the maximum of " +
+                     std::to_string(Shape::kMaxDims));
+}
+
 static void check_rank(std::size_t n) {
-    if (n > static_cast<std::size_t>(Shape::kMaxDims))
-        throw ShapeError("Shape: " + std::to_string(n) + " dimensions, more than the maximum of " +
-                         std::to_string(Shape::kMaxDims));
+    if (n > static_cast<std::size_t>(Shape::kMaxDims)) throw_too_many_dims(n);
 }
 
 Shape::Shape(std::initializer_list<std::int64_t> dims) {
@@ -19,11 +22,6 @@ Shape::Shape(std::initializer_list<std::int64_t> dims) {
 Shape::Shape(const std::vector<std::int64_t>& dims) {
     check_rank(dims.size());
     for (std::int64_t v : dims) d_[static_cast<std::size_t>(n_++)] = v;
-}
-
-void Shape::push_back(std::int64_t v) {
-    check_rank(static_cast<std::size_t>(n_) + 1);
-    d_[static_cast<std::size_t>(n_++)] = v;
 }
 
 void Shape::insert(std::int64_t pos, std::int64_t v) {
@@ -38,8 +36,6 @@ void Shape::erase(std::int64_t pos) {
     --n_;
 }
 
-std::int64_t Shape::numel() const { return checked_numel(*this, "numel"); }
-
 std::string Shape::str() const {
     std::string s = "[";
     for (int i = 0; i < n_; ++i) {
@@ -49,21 +45,13 @@ std::string Shape::str() const {
     return s + "]";
 }
 
-std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* op, const Shape& shape) {
-    std::int64_t product;
-    if (__builtin_mul_overflow(a, b, &product))
-        throw ShapeError(std::string(op) + ": shape " + shape.str() + " is too large: " + std::to_string(a) + " * " +
-                         std::to_string(b) + " overflows 64 bits");
-    return product;
+void throw_mul_overflow(std::int64_t a, std::int64_t b, const char* op, const Shape& shape) {
+    throw ShapeError(std::string(op) + ": shape " + shape.str() + " is too large: " + std::to_string(a) + " * " +
+                     std::to_string(b) + " overflows 64 bits");
 }
 
-std::int64_t checked_numel(const Shape& shape, const char* op) {
-    std::int64_t n = 1;
-    for (std::int64_t v : shape) {
-        if (v < 0) throw ShapeError(std::string(op) + ": negative size in shape " + shape.str());
-        n = checked_mul(n, v, op, shape);
-    }
-    return n;
+void throw_negative_size(const char* op, const Shape& shape) {
+    throw ShapeError(std::string(op) + ": negative size in shape " + shape.str());
 }
 
 std::size_t checked_nbytes(const Shape& shape, std::size_t itemsize, const char* op) {
@@ -97,12 +85,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
     return out;
 }
 
-std::int64_t normalize_dim(std::int64_t dim, std::int64_t ndim, const char* op) {
-    std::int64_t d = dim < 0 ? dim + ndim : dim;
-    if (d < 0 || d >= ndim)
-        throw ValueError(std::string(op) + ": dim " + std::to_string(dim) + " is out of range for a tensor of " +
-                         std::to_string(ndim) + " dimensions");
-    return d;
+void throw_bad_dim(std::int64_t dim, std::int64_t ndim, const char* op) {
+    throw ValueError(std::string(op) + ": dim " + std::to_string(dim) + " is out of range for a tensor of " +
+                     std::to_string(ndim) + " dimensions");
 }
 
 }  // namespace attnlab

@@ -19,6 +19,8 @@
 
 namespace attnlab {
 
+[[noreturn]] void throw_too_many_dims(std::size_t n);  // the message, out of line (shape.cpp)
+
 class Shape {
 public:
     static constexpr int kMaxDims = 8;
@@ -35,7 +37,10 @@ public:
     const std::int64_t* begin() const { return d_.data(); }
     const std::int64_t* end() const { return d_.data() + n_; }
 
-    void push_back(std::int64_t v);
+    void push_back(std::int64_t v) {
+        if (n_ == kMaxDims) [[unlikely]] throw_too_many_dims(static_cast<std::size_t>(n_) + 1);
+        d_[static_cast<std::size_t>(n_++)] = v;
+    }
     void insert(std::int64_t pos, std::int64_t v);
     void erase(std::int64_t pos);
 
@@ -55,12 +60,30 @@ private:
     int n_ = 0;
 };
 
+// The checks below run inside every op, so they are inline: the test is a few
+// instructions, and only the message, on failure, is built out of line (shape.cpp).
+[[noreturn]] void throw_mul_overflow(std::int64_t a, std::int64_t b, const char* op, const Shape& shape);
+[[noreturn]] void throw_negative_size(const char* op, const Shape& shape);
+[[noreturn]] void throw_bad_dim(std::int64_t dim, std::int64_t ndim, const char* op);
+
 // a * b, or ShapeError "<op>: shape <shape> ... overflows" if the product does not fit in int64.
-std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* op, const Shape& shape);
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* op, const Shape& shape) {
+    std::int64_t product;
+    if (__builtin_mul_overflow(a, b, &product)) [[unlikely]] throw_mul_overflow(a, b, op, shape);
+    return product;
+}
 
 // Product of the sizes, checked; throws ShapeError naming `op` and the shape on a
 // negative size or an overflow.
-std::int64_t checked_numel(const Shape& shape, const char* op);
+inline std::int64_t checked_numel(const Shape& shape, const char* op) {
+    std::int64_t n = 1;
+    for (std::int64_t v : shape) {
+        if (v < 0) [[unlikely]] throw_negative_size(op, shape);
+        n = checked_mul(n, v, op, shape);
+    }
+    return n;
+}
+inline std::int64_t Shape::numel() const { return checked_numel(*this, "numel"); }
 
 // Bytes of a contiguous tensor of `shape` with elements of `itemsize` bytes, checked
 // against int64 (so offsets in bytes stay representable); ShapeError naming `op`.
@@ -73,6 +96,10 @@ Shape contiguous_strides(const Shape& shape);
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 
 // Maps a possibly negative dim (-1 = last) into [0, ndim); throws ValueError naming `op`.
-std::int64_t normalize_dim(std::int64_t dim, std::int64_t ndim, const char* op);
+inline std::int64_t normalize_dim(std::int64_t dim, std::int64_t ndim, const char* op) {
+    const std::int64_t d = dim < 0 ? dim + ndim : dim;
+    if (d < 0 || d >= ndim) [[unlikely]] throw_bad_dim(dim, ndim, op);
+    return d;
+}
 
 }  // namespace attnlab

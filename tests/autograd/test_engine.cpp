@@ -129,3 +129,20 @@ TEST_CASE("leaves sharing one upstream gradient get storages of their own", "[au
     (w * tensor({3.0, -1.0})).sum().backward();
     CHECK_THAT(w.grad(), IsCloseTo(tensor({3.0, -1.0}), 0));
 }
+
+TEST_CASE("topological_order lists every node once, however often it is called", "[autograd][engine]") {
+    // Each call marks the nodes it lists with its own number (Node::sort_mark): a mark left
+    // by an earlier call, on this graph or on one sharing nodes with it, hides nothing.
+    Tensor x = tensor({1.0, 2.0}).requires_grad_();
+    Tensor shared = x * 3.0;                            // mul: in both graphs below
+    Tensor diamond = (shared + shared.exp()) * shared;  // exp, add, mul
+    Tensor other = shared.log();
+    const auto first = topological_order(diamond.impl_ptr());
+    CHECK(first.size() == 4);
+    CHECK(topological_order(other.impl_ptr()).size() == 2);
+    const auto again = topological_order(diamond.impl_ptr());
+    REQUIRE(again.size() == first.size());
+    for (std::size_t i = 0; i < first.size(); ++i) CHECK(again[i] == first[i]);
+    CHECK(first.front() == diamond.impl_ptr());
+    CHECK(first.back() == shared.impl_ptr());
+}

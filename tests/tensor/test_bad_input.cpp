@@ -64,6 +64,16 @@ TEST_CASE("a negative size is a ValueError naming the op and the shape", "[tenso
 TEST_CASE("a shape of 9 dimensions is refused", "[tensor][bad-input]") {
     CHECK_THAT(thrown<ShapeError>([] { Shape(std::vector<std::int64_t>(9, 1)); }),
                Contains("9 dimensions, more than the maximum of 8"));
+    // push_back checks inline (shape.hpp) and throws the same message
+    CHECK_THAT(thrown<ShapeError>([] { Shape(std::vector<std::int64_t>(8, 1)).push_back(1); }),
+               Contains("9 dimensions, more than the maximum of 8"));
+}
+
+TEST_CASE("a dim out of range is a ValueError naming the op and the rank", "[tensor][bad-input]") {
+    CHECK_THAT(thrown<ValueError>([] { zeros({2, 3}).transpose(0, 2); }),
+               Contains("transpose: dim 2 is out of range for a tensor of 2 dimensions"));
+    CHECK_THAT(thrown<ValueError>([] { zeros({2, 3}).size(-3); }),
+               Contains("size: dim -3 is out of range for a tensor of 2 dimensions"));
 }
 
 TEST_CASE("a memory request the machine cannot meet is named, not a bare bad_alloc", "[tensor][bad-input]") {

@@ -1,6 +1,7 @@
 // test_matmul.cpp — matmul's PyTorch batching rules and its errors.
 #include <catch2/catch.hpp>
 
+#include "autograd/node.hpp"
 #include "tests/support/tensor_matchers.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
@@ -52,6 +53,42 @@ TEST_CASE("matmul sizes from 1 to past the kernel's blocks agree with the loop",
         Tensor a = randn({n, k}, kFloat64, gen), b = randn({k, m}, kFloat64, gen);
         INFO("n=" << n << " k=" << k << " m=" << m);
         CHECK_THAT(matmul(a, b), IsCloseTo(reference_matmul_2d(a, b), 1e-10));
+    }
+}
+
+TEST_CASE("a transposed weight's gradient comes back contiguous, bit for bit (xᵀg)ᵀ", "[tensor][matmul][autograd]") {
+    // y = x @ Wᵀ, as in every Linear: matmul's backward computes the column-major Wᵀ's
+    // gradient as (gᵀx)ᵀ, so W receives a contiguous gradient and no copy is made. Each
+    // element is the same products summed in the same order as xᵀg, so the bits agree.
+    // Sizes: W1's projection, the direct loop's (at most 64 multiply-adds), a 2-D x, odd edges.
+    Generator gen(11);
+    for (const Shape& x_shape : {Shape{1, 6, 64}, Shape{2, 3}, Shape{5, 7}, Shape{2, 13, 70}}) {
+        const std::int64_t k = x_shape.back(), m = k == 3 ? 4 : 33;
+        Shape g_shape = x_shape;
+        g_shape[g_shape.size() - 1] = m;
+        Tensor x = randn(x_shape, kFloat32, gen), g = randn(g_shape, kFloat32, gen);
+        Tensor w = randn({m, k}, kFloat32, gen).requires_grad_();
+        matmul(x, w.mT()).backward(g);
+        INFO("x " << x_shape.str() << " @ W [" << m << ", " << k << "]ᵀ");
+        CHECK(w.grad().is_contiguous());
+        const Tensor xs = flatten(x, 0, -2), gs = flatten(g, 0, -2);  // [rows, k], [rows, m]
+        CHECK(attnlab::testing::bit_identical(w.grad(), matmul(xs.mT(), gs).mT()));
+    }
+}
+
+TEST_CASE("x @ W for a batch of one of any strides gives a contiguous x's bits", "[tensor][matmul]") {
+    // A batch of one is one gemm read with x's own strides (the gradient of a sum() is x's
+    // shape with stride 0); with recording off W's packing is cached. Both paths, same bits.
+    Generator gen(12);
+    Tensor w = randn({64, 48}, kFloat32, gen);
+    const Tensor expanded = randn({1, 1, 64}, kFloat32, gen).expand({1, 6, 64});
+    const Tensor transposed = randn({1, 64, 6}, kFloat32, gen).mT();
+    for (const Tensor& x : {expanded, transposed}) {
+        REQUIRE(!x.is_contiguous());
+        const Tensor expected = matmul(contiguous(x), w);
+        CHECK(attnlab::testing::bit_identical(matmul(x, w), expected));
+        NoGradGuard no_grad;
+        for (int i = 0; i < 3; ++i) CHECK(attnlab::testing::bit_identical(matmul(x, w), expected));  // packed from the 2nd
     }
 }
 
