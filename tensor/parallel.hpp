@@ -85,17 +85,17 @@ private:
 void parallel_for(int64_t begin, int64_t end, int64_t grain, ChunkBody body);
 
 // The least work one chunk of an elementwise kernel (add, exp, a strided copy) should
-// carry, in elements. Such kernels move memory rather than compute: 64K floats is
-// 256 KB read and written, tens of microseconds, well above a spinning worker's
-// hand-off; below it one thread is as fast.
+// carry, in elements. Such kernels move memory rather than compute: 64K floats is 256 KB
+// read and 256 KB written, some tens of microseconds of memory traffic, far above a
+// spinning worker's hand-off (about a microsecond).
 inline constexpr int64_t kMinElementsPerChunk = int64_t{1} << 16;
 
 // parallel_for over `count` indices of `elements_per_index` elements each (a flat loop:
 // 1; a walk over rows: the row length), chunks of at least kMinElementsPerChunk elements.
 // A range too small to split calls body(0, count) directly: the small tensors of a toy
 // model (most of them) then pay no more than a comparison, and their body is inlined
-// rather than called through parallel_for's ChunkBody. Elementwise results do not depend on where chunks begin, so the
-// bits are the same at any thread count.
+// rather than called through parallel_for's ChunkBody. Elementwise results do not depend
+// on where chunks begin, so the bits are the same at any thread count.
 template <typename Body>
 void parallel_for_elements(int64_t count, int64_t elements_per_index, Body&& body) {
     const int64_t grain = kMinElementsPerChunk / (elements_per_index > 0 ? elements_per_index : 1);
