@@ -39,7 +39,8 @@ static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) 
         // A column-major W (the Wᵀ view of every Linear) gets a column-major gradient, (gᵀx)ᵀ,
         // as in PyTorch's mm backward: transpose's backward then hands the weight a contiguous
         // gradient, where xᵀg would leave a transposed one to copy element by element.
-        // Each element is the same chain of products over the rows, so the same bits.
+        // Each element is the same chain of products over the rows, so the built-in kernels give
+        // the same bits (OpenBLAS, with BLAS=openblas, orders its sums per transpose its own way).
         const bool column_major = b.strides()[0] == 1 && b.strides()[1] == b.size(0);
         db = column_major ? matmul_nd(g2.mT(), x).mT() : matmul_nd(x.mT(), g2);
     } else if (b.requires_grad()) {

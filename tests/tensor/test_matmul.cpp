@@ -59,7 +59,8 @@ TEST_CASE("matmul sizes from 1 to past the kernel's blocks agree with the loop",
 TEST_CASE("a transposed weight's gradient comes back contiguous, bit for bit (xᵀg)ᵀ", "[tensor][matmul][autograd]") {
     // y = x @ Wᵀ, as in every Linear: matmul's backward computes the column-major Wᵀ's
     // gradient as (gᵀx)ᵀ, so W receives a contiguous gradient and no copy is made. Each
-    // element is the same products summed in the same order as xᵀg, so the bits agree.
+    // element is the same products summed in the same order as xᵀg, so with the built-in
+    // kernels the bits agree.
     // Sizes: W1's projection, the direct loop's (at most 64 multiply-adds), a 2-D x, odd edges.
     Generator gen(11);
     for (const Shape& x_shape : {Shape{1, 6, 64}, Shape{2, 3}, Shape{5, 7}, Shape{2, 13, 70}}) {
@@ -72,7 +73,13 @@ TEST_CASE("a transposed weight's gradient comes back contiguous, bit for bit (x�
         INFO("x " << x_shape.str() << " @ W [" << m << ", " << k << "]ᵀ");
         CHECK(w.grad().is_contiguous());
         const Tensor xs = flatten(x, 0, -2), gs = flatten(g, 0, -2);  // [rows, k], [rows, m]
+#ifdef ATTNLAB_OPENBLAS
+        // OpenBLAS orders its sums its own way for each pair of transposes (CI's openblas suite
+        // saw (gᵀx)ᵀ and xᵀg differ in the last bits), so there only the values are promised.
+        CHECK_THAT(w.grad(), attnlab::testing::IsCloseTo(matmul(xs.mT(), gs).mT(), 1e-5, 1e-5));
+#else
         CHECK(attnlab::testing::bit_identical(w.grad(), matmul(xs.mT(), gs).mT()));
+#endif
     }
 }
 
