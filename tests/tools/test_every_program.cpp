@@ -124,3 +124,19 @@ TEST_CASE("bench/ab.sh answers --help, refuses bad input, and sets a binary besi
     CHECK(std::count(same.output.begin(), same.output.end(), '\n') == 5);  // the title, 2 header lines, 2 rows
     CHECK_THAT(same.output, Contains("x |"));
 }
+
+// bench_sharded_step: the W4 step split over the batch. Its timings are machine-dependent and
+// not checked; what is checked is what it promises beside them: the shards, run one after
+// another or at once on two threads, train the same bits (exit status 1 otherwise), and a
+// whole-batch model follows the same loss up to rounding.
+TEST_CASE("bench_sharded_step: shards on one and two threads train the same bits", "[tools][cli][bench]") {
+    const auto run = run_program({program_path("bench_sharded_step"), "--rounds", "1", "--shards", "4", "--threads", "2"}, 120);
+    INFO(run.output);
+    CHECK(run.exit_code == 0);
+    CHECK_THAT(run.output, Contains("sharded on 1 and on 2 threads: the same bits"));
+    CHECK_THAT(run.output, Contains("4 shards"));
+    const auto bad = run_program({program_path("bench_sharded_step"), "--shards", "3"}, 30);
+    INFO(bad.output);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.output, Contains("3 does not divide the batch of 16"));
+}
