@@ -101,3 +101,27 @@ TEST_CASE("fused layer_norm equals the composed reference, forward and backward"
                     {input({4, 6}), input({6}), input({6})});
     CHECK_THROWS_WITH(layer_norm(zeros({2, 5}), ones({4}), zeros({4})), Catch::Contains("[2, 5]") && Catch::Contains("[4]"));
 }
+
+// float32 at a width that is no multiple of the vector length (the row loops' vector body and
+// tail both run), with weight and bias given as strided views: layer_norm must hold their
+// contiguous copies for the whole op. Before c07fe41's successor it kept a pointer into a
+// temporary copy that was already freed, and this case failed.
+TEST_CASE("fused layer_norm in float32 with strided weight and bias equals the reference", "[nn][layers][layernorm]") {
+    Generator g(9);
+    const std::int64_t d = 37;
+    Tensor x = uniform({4, 3, d}, -2, 2, kFloat32, g), r = randn({4, 3, d}, kFloat32, g);
+    Tensor w2 = uniform({d, 2}, 0.5, 1.5, kFloat32, g), b2 = uniform({d, 2}, -1, 1, kFloat32, g);
+    Tensor w = w2.select(1, 1), b = b2.select(1, 0);  // stride 2: not contiguous
+    REQUIRE_FALSE(w.is_contiguous());
+    std::vector<Tensor> fused{x.clone().requires_grad_(), w.clone().requires_grad_(), b.clone().requires_grad_()};
+    Tensor yf = layer_norm(x, w, b), yr = layer_norm_reference(x, w, b);
+    CHECK_THAT(yf, IsCloseTo(yr, 1e-5));
+    Tensor yg = layer_norm(fused[0], fused[1], fused[2]);
+    std::vector<Tensor> ref{x.clone().requires_grad_(), w.clone().requires_grad_(), b.clone().requires_grad_()};
+    (yg * r).sum().backward();
+    (layer_norm_reference(ref[0], ref[1], ref[2]) * r).sum().backward();
+    for (std::size_t i = 0; i < 3; ++i) {
+        INFO("input " << i);
+        CHECK_THAT(fused[i].grad(), IsCloseTo(ref[i].grad(), 2e-4));
+    }
+}
