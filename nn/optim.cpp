@@ -6,6 +6,7 @@
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace attnlab::nn {
 
@@ -83,21 +84,31 @@ struct AdamConstants {
 };
 
 // One parameter's update: a separate function with restrict pointers, the length
-// read once and the Adam/AdamW choice a template argument (the per-element
-// arithmetic is unchanged, so are the bits). Inline in step(), with p.numel()
-// recomputed on every iteration, it took 8% of a toy training step. (The square root stays scalar: without
-// -fno-math-errno GCC will not vectorise it, and a per-function attribute does not help.)
+// read once and the Adam/AdamW choice a template argument. The body is written once,
+// for a float or a whole vector of them (detail::vec::VF), so the vector loop and the
+// scalar tail do the same arithmetic in the same order: the same bits in every lane
+// (tests/nn/test_loss_optim.cpp checks a tail element against a vector lane). The
+// square root is the one thing spelled out: vec::sqrt, since GCC vectorises no std::sqrt.
+template <bool kDecoupled, typename V>
+inline void adam_element(V& w, V g, V& m, V& v, const AdamConstants& c, V (*root)(V)) {
+    if constexpr (kDecoupled) w *= c.shrink;  // AdamW: decay the weight itself
+    else g += c.decay * w;                    // Adam: L2 penalty in the gradient
+    m = c.b1 * m + (1 - c.b1) * g;
+    v = c.b2 * v + (1 - c.b2) * g * g;
+    w -= c.step_size * m / (root(v) * c.inv_sqrt_bc2 + c.e);
+}
+
 template <bool kDecoupled>
 void adam_update(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
                  std::int64_t n, const AdamConstants& c) {
-    for (std::int64_t j = 0; j < n; ++j) {
-        float gj = g[j];
-        if constexpr (kDecoupled) w[j] *= c.shrink;  // AdamW: decay the weight itself
-        else gj += c.decay * w[j];                   // Adam: L2 penalty in the gradient
-        m[j] = c.b1 * m[j] + (1 - c.b1) * gj;
-        v[j] = c.b2 * v[j] + (1 - c.b2) * gj * gj;
-        w[j] -= c.step_size * m[j] / (std::sqrt(v[j]) * c.inv_sqrt_bc2 + c.e);
+    namespace vec = detail::vec;
+    std::int64_t j = 0;
+    for (; j + vec::kLanes <= n; j += vec::kLanes) {
+        vec::VF wj = vec::load(w + j), mj = vec::load(m + j), vj = vec::load(v + j);
+        adam_element<kDecoupled, vec::VF>(wj, vec::load(g + j), mj, vj, c, vec::sqrt);
+        vec::store(w + j, wj), vec::store(m + j, mj), vec::store(v + j, vj);
     }
+    for (; j < n; ++j) adam_element<kDecoupled, float>(w[j], g[j], m[j], v[j], c, [](float x) { return std::sqrt(x); });
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 //
 // VF is the widest float vector the target offers (AVX-512: 16 lanes, AVX: 8,
 // else 4); GCC lowers the arithmetic to the matching instructions, as for the gemm
-// micro-kernel. Internal to tensor/: nothing outside it should need these.
+// micro-kernel. Internal to the library: tensor/'s kernels and nn/optim.cpp's Adam
+// (whose square root GCC will not vectorise on its own) use them.
 //
 // exp(t) for t ≤ 0, the classic way (Cody–Waite reduction, as in Cephes' expf):
 //   k = nearest integer to t / ln 2,   r = t − k·ln 2  (|r| ≤ ln 2 / 2, ln 2 split in two
@@ -15,6 +16,9 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace attnlab::detail::vec {
 
@@ -53,6 +57,23 @@ inline void store_tail(float* p, VF v, std::int64_t count) {
     float buf[kLanes];
     store(buf, v);
     for (std::int64_t i = 0; i < count; ++i) p[i] = buf[i];
+}
+
+// √v per lane, correctly rounded as the scalar std::sqrt (IEEE requires it of both), so a
+// loop that uses it gives the scalar loop's bits. GCC vectorises no std::sqrt while
+// errno must be set for a negative argument (-fmath-errno, the default), and per-function
+// optimize("no-math-errno") does not lift that; the instruction is named here instead.
+inline VF sqrt(VF v) {
+#if defined(__AVX512F__)
+    return _mm512_maskz_sqrt_ps(__mmask16(0xffff), v);  // (GCC 12 warns falsely inside _mm512_sqrt_ps)
+#elif defined(__AVX__)
+    return _mm256_sqrt_ps(v);
+#elif defined(__SSE2__)
+    return _mm_sqrt_ps(v);
+#else
+    for (int i = 0; i < kLanes; ++i) v[i] = __builtin_sqrtf(v[i]);
+    return v;
+#endif
 }
 
 // exp(t) for t ≤ 0: relative error ≤ 2e-7; exp(−inf) = 0, NaN stays NaN, results
