@@ -138,19 +138,32 @@ void Adam::step() {
 }
 
 double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
+    // Each gradient is read in place (a leaf's is contiguous), not copied out, and summed
+    // in double in element order; float32 or float64 alike.
     double total = 0;
-    for (const Tensor& p : params)
-        if (p.grad().defined())
-            for (float g : p.grad().to_vector<float>()) total += static_cast<double>(g) * g;
+    for (const Tensor& p : params) {
+        if (!p.grad().defined()) continue;
+        const Tensor g = contiguous(p.grad());
+        dispatch_float(g.dtype(), "clip_grad_norm", [&]<typename T>(T) {
+            const T* pg = g.data_ptr<T>();
+            for (std::int64_t j = 0, n = g.numel(); j < n; ++j) total += static_cast<double>(pg[j]) * static_cast<double>(pg[j]);
+        });
+    }
     total = std::sqrt(total);
     const double coef = max_norm / (total + 1e-6);  // torch's epsilon, so a zero gradient is left alone
     if (coef < 1) {
         NoGradGuard no_grad;
         for (const Tensor& p : params)
-            if (p.grad().defined()) {
-                float* g = p.grad().data_ptr<float>();
-                for (std::int64_t j = 0, n = p.numel(); j < n; ++j) g[j] *= static_cast<float>(coef);
-            }
+            if (p.grad().defined())
+                dispatch_float(p.grad().dtype(), "clip_grad_norm", [&]<typename T>(T) {
+                    Tensor g = p.grad();
+                    if (!g.is_contiguous()) {  // scale a contiguous copy and make it the gradient
+                        g = contiguous(g);
+                        Tensor(p).set_grad(g);
+                    }
+                    T* pg = g.data_ptr<T>();
+                    for (std::int64_t j = 0, n = g.numel(); j < n; ++j) pg[j] *= static_cast<T>(coef);
+                });
     }
     return total;
 }

@@ -118,4 +118,19 @@ TEST_CASE("gradient clipping and the warm-up cosine schedule", "[nn][optim]") {
     CHECK(warmup_cosine_lr(9, 1.0, 10, 110) == Approx(1.0));
     CHECK(warmup_cosine_lr(60, 1.0, 10, 110) == Approx(0.5));
     CHECK(warmup_cosine_lr(110, 1.0, 10, 110, 0.01) == Approx(0.01));
+
+    // A gradient that is a strided view is scaled element by element where it lies in the
+    // tensor (the first clip_grad_norm walked its storage as if contiguous); float64 too.
+    Tensor c = zeros({3}).requires_grad_();
+    c.set_grad(tensor({{3, 100}, {0, 100}, {4, 100}}).select(1, 0));  // [3, 0, 4], stride 2
+    REQUIRE_FALSE(c.grad().is_contiguous());
+    CHECK(clip_grad_norm({c}, 1.0) == Approx(5.0));
+    CHECK(c.grad().at({0}) == Approx(0.6).epsilon(1e-5));
+    CHECK(c.grad().at({1}) == 0.0);
+    CHECK(c.grad().at({2}) == Approx(0.8).epsilon(1e-5));
+    Tensor d = zeros({2}, kFloat64).requires_grad_();
+    d.set_grad(from_vector<double>({6, 8}, {2}));
+    CHECK(clip_grad_norm({d}, 2.0) == 10.0);
+    CHECK(d.grad().at({0}) == Approx(1.2 * 10 / (10 + 1e-6)).epsilon(1e-14));  // torch's epsilon in the coefficient
+    CHECK(d.grad().at({1}) == Approx(1.6 * 10 / (10 + 1e-6)).epsilon(1e-14));
 }
