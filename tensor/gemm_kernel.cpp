@@ -277,16 +277,20 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
 
 // ---- pass 3: micro-kernel -------------------------------------------------------
 
-// C[0:Rows, 0:Vecs*W] = (overwrite ? 0 : C) + Ap[kc x MR] . Bp[kc x NR], reading
-// the first Rows of each A column and the first Vecs vectors of each B row.
+// C[0:Rows, 0:Vecs*W] = (overwrite ? 0 : C) + A[Rows x kc] . Bp[kc x NR], reading
+// the first Vecs vectors of each B row. A is either a packed sliver (kPackedA:
+// Ap[k*MR + r], from pack_a) or A itself, row-major with row stride lda (A[r*lda + k]),
+// which saves packing it when it is used for few column tiles (see blocked_serial).
+// Either way element (r, k) is the same number, multiplied and added in the same
+// order, so the two give the same bits.
 // The accumulators are a fixed-size array of vectors; with the loops fully
 // unrolled the compiler keeps all Rows*Vecs of them in registers, and
 // `acc += a * b` becomes one fused multiply-add per vector (vfmadd231ps on x86).
 // Rows = MR, Vecs = NV is the full tile; the smaller instances serve edge tiles
 // with exactly the same arithmetic per element.
-template <typename T, int Rows, int Vecs>
-void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
-                  bool overwrite) {
+template <typename T, int Rows, int Vecs, bool kPackedA>
+void micro_kernel(int64_t kc, const T* __restrict Ap, int64_t lda, const T* __restrict Bp, T* __restrict C,
+                  int64_t ldc, bool overwrite) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
     Vec<T> acc[Rows][Vecs] = {};
     for (int64_t k = 0; k < kc; ++k) {
@@ -295,11 +299,11 @@ void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T*
         for (int v = 0; v < Vecs; ++v) b[v] = load(Bp + v * W);
 #pragma GCC unroll 32
         for (int r = 0; r < Rows; ++r) {
-            const T a = Ap[r];  // broadcast to every lane by the vector arithmetic
+            const T a = kPackedA ? Ap[r] : Ap[r * lda + k];  // broadcast to every lane by the vector arithmetic
 #pragma GCC unroll 8
             for (int v = 0; v < Vecs; ++v) acc[r][v] += a * b[v];
         }
-        Ap += MR;
+        if constexpr (kPackedA) Ap += MR;
         Bp += NR;
     }
 #pragma GCC unroll 32
@@ -313,21 +317,21 @@ void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T*
 }
 
 template <typename T>
-using MicroKernel = void (*)(int64_t, const T*, const T*, T*, int64_t, bool);
+using MicroKernel = void (*)(int64_t, const T*, int64_t, const T*, T*, int64_t, bool);
 
-// kKernels<T>[r-1][v-1] computes r rows by v vectors.
-template <typename T, int Rows, size_t... V>
+// kKernels<T, kPackedA>[r-1][v-1] computes r rows by v vectors.
+template <typename T, bool kPackedA, int Rows, size_t... V>
 constexpr std::array<MicroKernel<T>, sizeof...(V)> kernel_row(std::index_sequence<V...>) {
-    return {&micro_kernel<T, Rows, static_cast<int>(V) + 1>...};
+    return {&micro_kernel<T, Rows, static_cast<int>(V) + 1, kPackedA>...};
 }
-template <typename T, size_t... R>
+template <typename T, bool kPackedA, size_t... R>
 constexpr auto make_kernels(std::index_sequence<R...>) {
     using Row = std::array<MicroKernel<T>, TileShape<T>::NV>;
     return std::array<Row, sizeof...(R)>{
-        kernel_row<T, static_cast<int>(R) + 1>(std::make_index_sequence<TileShape<T>::NV>{})...};
+        kernel_row<T, kPackedA, static_cast<int>(R) + 1>(std::make_index_sequence<TileShape<T>::NV>{})...};
 }
-template <typename T>
-constexpr auto kKernels = make_kernels<T>(std::make_index_sequence<TileShape<T>::MR>{});
+template <typename T, bool kPackedA>
+constexpr auto kKernels = make_kernels<T, kPackedA>(std::make_index_sequence<TileShape<T>::MR>{});
 
 // ---- pass 4: edge handling ------------------------------------------------------
 
@@ -337,16 +341,18 @@ constexpr auto kKernels = make_kernels<T>(std::make_index_sequence<TileShape<T>:
 // (the padded B columns are zeros) and its valid part added to C exactly as
 // the micro-kernel would have.
 template <typename T>
-void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, const T* Bp, T* C, int64_t ldc, bool overwrite) {
+void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, int64_t lda, const T* Bp, T* C, int64_t ldc,
+          bool overwrite) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
     const int64_t vecs = (cols + W - 1) / W;
-    const MicroKernel<T> kernel = kKernels<T>[rows - 1][vecs - 1];
+    // lda 0: Ap is a packed sliver; otherwise A itself, row-major with that row stride.
+    const MicroKernel<T> kernel = lda == 0 ? kKernels<T, true>[rows - 1][vecs - 1] : kKernels<T, false>[rows - 1][vecs - 1];
     if (cols % W == 0) {
-        kernel(kc, Ap, Bp, C, ldc, overwrite);
+        kernel(kc, Ap, lda, Bp, C, ldc, overwrite);
         return;
     }
     alignas(64) T scratch[MR * NR];
-    kernel(kc, Ap, Bp, scratch, NR, true);
+    kernel(kc, Ap, lda, Bp, scratch, NR, true);
     for (int64_t r = 0; r < rows; ++r) {
         const T* from = scratch + r * NR;
         T* to = C + r * ldc;
@@ -396,6 +402,12 @@ void pack_b_slice(int64_t kc, int64_t nc, const T* B, int64_t b_rs, int64_t b_cs
 
 // ---- the blocked loop nest, one thread ------------------------------------------
 
+// How many column tiles A may serve unpacked (see a_in_place in blocked_serial).
+constexpr int64_t kMaxColumnTilesInPlaceA = 8;
+// ...and only with rows at most this many bytes apart: MR rows a power of two of kilobytes
+// apart fall into one L1 set, and the packed sliver then is the better copy to read.
+constexpr int64_t kMaxRowBytesInPlaceA = 1024;
+
 // packed_b: B's panels from pack_b_panels, or null to pack them here.
 template <typename T>
 void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
@@ -405,6 +417,14 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
     PackBuffers<T>& buffers = pack_buffers<T>();
     T* Bp = packed_b ? nullptr : buffers.b.reserve(round_up(std::min(N, NC), NR) * std::min(K, KC));
     T* Ap = buffers.a.reserve(round_up(std::min(M, MC), MR) * std::min(K, KC));
+    // A row-major A (x in every Linear) is read where it lies instead of packed when
+    // its slivers would serve few column tiles: packing reads and writes every element
+    // once, about as much as the micro-kernel's own work on it for N of two tiles (W6's
+    // and W4's [T, 64] @ [64, 64]), and the packed copy buys nothing the rows in L1 do not.
+    // Measured with bench/ab.sh (5 rounds): up to 8 tiles, W4 1.05x and W6 1.08x faster
+    // than always packing; 2 or all tiles within the noise of 8.
+    const bool a_in_place = a_cs == 1 && a_rs > 0 && a_rs * int64_t(sizeof(T)) <= kMaxRowBytesInPlaceA &&
+                            N <= kMaxColumnTilesInPlaceA * NR;
 
     for (int64_t jc = 0; jc < N; jc += NC) {
         const int64_t nc = std::min(NC, N - jc);
@@ -416,15 +436,15 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
 
             for (int64_t ic = 0; ic < M; ic += MC) {
                 const int64_t mc = std::min(MC, M - ic);
-                pack_a(mc, kc, A + ic * a_rs + pc * a_cs, a_rs, a_cs, Ap);
+                if (!a_in_place) pack_a(mc, kc, A + ic * a_rs + pc * a_cs, a_rs, a_cs, Ap);
 
                 for (int64_t jr = 0; jr < nc; jr += NR) {
                     const int64_t nr = std::min<int64_t>(NR, nc - jr);
                     for (int64_t ir = 0; ir < mc; ir += MR) {
                         const int64_t mr = std::min<int64_t>(MR, mc - ir);
-                        const T* a = Ap + ir * kc;
+                        const T* a = a_in_place ? A + (ic + ir) * a_rs + pc : Ap + ir * kc;
                         const T* b = panel + jr * kc;
-                        tile(kc, mr, nr, a, b, C + (ic + ir) * ldc + jc + jr, ldc, overwrite);
+                        tile(kc, mr, nr, a, a_in_place ? a_rs : 0, b, C + (ic + ir) * ldc + jc + jr, ldc, overwrite);
                     }
                 }
             }
