@@ -333,6 +333,11 @@ constexpr auto make_kernels(std::index_sequence<R...>) {
 template <typename T, bool kPackedA>
 constexpr auto kKernels = make_kernels<T, kPackedA>(std::make_index_sequence<TileShape<T>::MR>{});
 
+// Reading A in place pays for float, the models' dtype; float64 (gradcheck, references)
+// always packs, which also spares compiling a second table of double kernels.
+template <typename T>
+constexpr bool kReadsAInPlace = std::is_same_v<T, float>;
+
 // ---- pass 4: edge handling ------------------------------------------------------
 
 // One tile of C, rows <= MR by cols <= NR. Full tiles, and edge tiles whose
@@ -345,8 +350,11 @@ void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, int64_t lda, cons
           bool overwrite) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
     const int64_t vecs = (cols + W - 1) / W;
-    // lda 0: Ap is a packed sliver; otherwise A itself, row-major with that row stride.
-    const MicroKernel<T> kernel = lda == 0 ? kKernels<T, true>[rows - 1][vecs - 1] : kKernels<T, false>[rows - 1][vecs - 1];
+    // lda 0: Ap is a packed sliver; otherwise A itself, row-major with that row stride
+    // (float only: see kReadsAInPlace).
+    MicroKernel<T> kernel = kKernels<T, true>[rows - 1][vecs - 1];
+    if constexpr (kReadsAInPlace<T>)
+        if (lda != 0) kernel = kKernels<T, false>[rows - 1][vecs - 1];
     if (cols % W == 0) {
         kernel(kc, Ap, lda, Bp, C, ldc, overwrite);
         return;
@@ -402,10 +410,11 @@ void pack_b_slice(int64_t kc, int64_t nc, const T* B, int64_t b_rs, int64_t b_cs
 
 // ---- the blocked loop nest, one thread ------------------------------------------
 
-// How many column tiles A may serve unpacked (see a_in_place in blocked_serial).
+// How many column tiles A may serve unpacked (see a_in_place in blocked_serial)...
 constexpr int64_t kMaxColumnTilesInPlaceA = 8;
-// ...and only with rows at most this many bytes apart: MR rows a power of two of kilobytes
-// apart fall into one L1 set, and the packed sliver then is the better copy to read.
+// ...with its rows at most this many bytes apart: every Linear of the toy models (d <= 256).
+// Wider rows keep the packed path, unmeasured either way: rows a multiple of 4 KB apart
+// would all fall into the same few L1 sets.
 constexpr int64_t kMaxRowBytesInPlaceA = 1024;
 
 // packed_b: B's panels from pack_b_panels, or null to pack them here.
@@ -423,8 +432,8 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
     // and W4's [T, 64] @ [64, 64]), and the packed copy buys nothing the rows in L1 do not.
     // Measured with bench/ab.sh (5 rounds): up to 8 tiles, W4 1.05x and W6 1.08x faster
     // than always packing; 2 or all tiles within the noise of 8.
-    const bool a_in_place = a_cs == 1 && a_rs > 0 && a_rs * int64_t(sizeof(T)) <= kMaxRowBytesInPlaceA &&
-                            N <= kMaxColumnTilesInPlaceA * NR;
+    const bool a_in_place = kReadsAInPlace<T> && a_cs == 1 && a_rs > 0 &&
+                            a_rs * int64_t(sizeof(T)) <= kMaxRowBytesInPlaceA && N <= kMaxColumnTilesInPlaceA * NR;
 
     for (int64_t jc = 0; jc < N; jc += NC) {
         const int64_t nc = std::min(NC, N - jc);

@@ -203,8 +203,9 @@ TEMPLATE_TEST_CASE("gemm_builtin gives bit-identical results on 1 and 2 threads"
 
 TEMPLATE_TEST_CASE("gemm_builtin reads a row-major A in place with the packed path's bits", "[tensor][gemm]", float,
                    double) {
-    // A row-major A with short rows and few column tiles is read where it lies; the same
-    // values stored column-major are packed first (gemm_kernel.cpp, a_in_place). Both
+    // A row-major float A with short rows and few column tiles is read where it lies (double
+    // always packs); the same values stored column-major are packed first (gemm_kernel.cpp,
+    // a_in_place). Both
     // must give C bit for bit: edge tiles in M and N, K over two cache slices (300), N
     // at and above the in-place limit of 8 tiles, accumulating or not.
     struct Shape {
