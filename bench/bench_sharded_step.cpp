@@ -187,7 +187,15 @@ int main(int argc, char** argv) {
     const int steps = rounds * (kWarmup + kSteps);
     std::printf("loss after %d steps: whole %.6f, sharded %.6f and %.6f (|difference| %.1e)\n", steps, a.loss, b.loss, c.loss,
                 std::max(std::fabs(a.loss - b.loss), std::fabs(a.loss - c.loss)));
-    // Each shard's ops run serially, whichever thread runs it: the thread count moves no bit.
-    std::printf("sharded on 1 and on %d threads: %s\n", threads, b.loss == c.loss ? "the same bits" : "DIFFERENT bits");
-    return b.loss == c.loss ? 0 : 1;
+    // Each shard's ops run serially, whichever thread runs it: with the built-in gemm the
+    // thread count moves no bit. OpenBLAS (BLAS=openblas) sums in an order that depends on
+    // its own thread count, so there the two agree only up to rounding, as the whole step does.
+#ifdef ATTNLAB_OPENBLAS
+    constexpr bool kPromisesBits = false;
+#else
+    constexpr bool kPromisesBits = true;
+#endif
+    std::printf("sharded on 1 and on %d threads: %s%s\n", threads, b.loss == c.loss ? "the same bits" : "different bits",
+                kPromisesBits ? "" : " (OpenBLAS build: the bits are not promised)");
+    return kPromisesBits && b.loss != c.loss ? 1 : 0;
 }
