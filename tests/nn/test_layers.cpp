@@ -104,7 +104,7 @@ TEST_CASE("fused layer_norm equals the composed reference, forward and backward"
 
 // float32 at a width that is no multiple of the vector length (the row loops' vector body and
 // tail both run), with weight and bias given as strided views: layer_norm must hold their
-// contiguous copies for the whole op. Before c07fe41's successor it kept a pointer into a
+// contiguous copies for the whole op. Before 582fa81 it kept a pointer into a
 // temporary copy that was already freed, and this case failed.
 TEST_CASE("fused layer_norm in float32 with strided weight and bias equals the reference", "[nn][layers][layernorm]") {
     Generator g(9);
