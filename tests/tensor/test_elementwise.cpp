@@ -1,11 +1,16 @@
 // test_elementwise.cpp — forward values of binary and unary ops, broadcasting, errors.
 #include <catch2/catch.hpp>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <numbers>
 #include <vector>
 
+#include "autograd/node.hpp"
 #include "tests/support/tensor_matchers.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
+#include "tensor/vec_math.hpp"
 
 using namespace attnlab;
 using attnlab::testing::IsCloseTo;
@@ -84,6 +89,45 @@ TEST_CASE("float32 GELU (vectorised erfc and exp) matches the exact definition",
     }
     CHECK(std::isnan(gelu(tensor({NAN})).item()));
     CHECK(gelu(tensor({INFINITY})).item() == INFINITY);
+}
+
+TEST_CASE("float32 GELU, each step of erfc run over a block of vectors, has the one-vector formula's bits", "[tensor][elementwise][gelu]") {
+    // gelu_float_run (unary.cpp) runs erfc's steps over 16 vectors at a time; the
+    // reference is the formula one vector at a time, through vec_math.hpp's composed
+    // erfc_nonnegative, as the kernel computed it before. Two whole blocks, a block cut
+    // short with a partial last vector, and the special values, bit for bit.
+    using namespace attnlab::detail::vec;
+    constexpr float kInvSqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
+    constexpr float kInvSqrt2Pi = static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+    const std::int64_t n = 2 * 16 * kLanes + 3 * kLanes + 5;
+    Generator gen(7);
+    std::vector<float> xs = (randn({n}, kFloat32, gen) * 4.0).to_vector<float>();
+    const std::vector<float> specials = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-30f, -1e-30f, -20.0f, 20.0f, -0.75f};
+    for (std::size_t i = 0; i < specials.size(); ++i) xs[i * 37] = specials[i];
+    std::vector<float> padded = xs, want_y(xs.size() + kLanes), want_d(xs.size() + kLanes);
+    padded.resize(want_y.size(), 0.0f);
+    for (std::int64_t i = 0; i < n; i += kLanes) {
+        const VF v = load(&padded[i]);
+        const VF half_erfc = 0.5f * erfc_nonnegative((v < 0.0f ? -v : v) * kInvSqrt2);
+        const VF cdf = v < 0.0f ? half_erfc : 1.0f - half_erfc;
+        store(&want_y[i], v * cdf);
+        store(&want_d[i], cdf + v * exp_nonpositive(-0.5f * v * v) * kInvSqrt2Pi);
+    }
+    Tensor x = from_vector(xs, {n}).requires_grad_();
+    Tensor y = gelu(x);
+    y.sum().backward();
+    const std::vector<float> ys = y.detach().to_vector<float>(), ds = x.grad().to_vector<float>();
+    {
+        NoGradGuard no_grad;  // the forward-only path (no derivative written)
+        const std::vector<float> ys_no_grad = gelu(x.detach()).to_vector<float>();
+        for (std::int64_t i = 0; i < n; ++i) {
+            INFO("i = " << i << ", x = " << xs[i]);
+            CHECK(std::bit_cast<std::uint32_t>(ys[i]) == std::bit_cast<std::uint32_t>(want_y[i]));
+            CHECK(std::bit_cast<std::uint32_t>(ys_no_grad[i]) == std::bit_cast<std::uint32_t>(want_y[i]));
+            if (std::isnan(want_d[i])) CHECK(std::isnan(ds[i]));
+            else CHECK(std::bit_cast<std::uint32_t>(ds[i]) == std::bit_cast<std::uint32_t>(want_d[i]));
+        }
+    }
 }
 
 TEST_CASE("elementwise bad input: shapes and dtypes named", "[tensor][elementwise][errors]") {
