@@ -1,6 +1,6 @@
 // bench_sharded_step.cpp — what data parallelism would buy the W4 training step, measured.
 //
-// W4 (bench_workloads.cpp: toy causal LM, batch 16 × T 32, d 64, 2 layers, AdamW) gains
+// W4 (bench/w4.hpp: toy causal LM, batch 16 × T 32, d 64, 2 layers, AdamW) gains
 // little from a second thread today: its kernels are split one op at a time, and the ops
 // are too small for two threads to pay. The coarser split is the batch. Here the step runs
 // as S shards of 16/S sequences, each on its own replica of the model whose parameters
@@ -31,27 +31,18 @@
 #include <string>
 #include <vector>
 
+#include "bench/w4.hpp"
 #include "lab/options.hpp"
 #include "nn/loss.hpp"
-#include "nn/optim.hpp"
-#include "nn/transformer.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
-#include "tensor/rng.hpp"
 
 using namespace attnlab;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr std::int64_t kBatch = 16, kT = 32;
-constexpr int kWarmup = 10, kSteps = 50;
-
-nn::TransformerConfig w4_config() {  // as bench_workloads.cpp's
-    nn::TransformerConfig c;
-    c.vocab_size = 64, c.d_model = 64, c.n_heads = 4, c.n_layers = 2, c.context = kT, c.causal = true;
-    return c;
-}
+using bench::kW4Batch, bench::kW4Steps, bench::kW4Warmup, bench::w4_config;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
@@ -63,7 +54,7 @@ double median(std::vector<double> v) {
 // A model, its optimiser, and (when sharded) its replicas and their slices of the batch.
 struct Trainer {
     nn::Transformer model{w4_config(), 0};
-    nn::AdamW opt{model.named_parameters(), 3e-4};
+    nn::AdamW opt{model.named_parameters(), bench::kW4LearningRate};
     std::vector<std::unique_ptr<nn::Transformer>> replicas;
     std::vector<Tensor> xs, ys;
     std::vector<double> shard_ms;
@@ -74,7 +65,7 @@ struct Trainer {
 
     Trainer(const Tensor& x, const Tensor& y, int shards) {
         own = model.parameters();
-        const std::int64_t rows = kBatch / shards;
+        const std::int64_t rows = kW4Batch / shards;
         for (int s = 0; s < shards; ++s) {
             replicas.push_back(std::make_unique<nn::Transformer>(w4_config(), 0));
             theirs.push_back(replicas.back()->parameters());
@@ -87,13 +78,7 @@ struct Trainer {
     }
 
     // The step as bench_workloads times it.
-    void whole_step(const Tensor& x, const Tensor& y) {
-        opt.zero_grad();
-        Tensor l = nn::cross_entropy(model.forward(x), y);
-        l.backward();
-        opt.step();
-        loss = l.item();
-    }
+    void whole_step(const Tensor& x, const Tensor& y) { loss = bench::w4_step(model, opt, x, y); }
 
     void sharded_step() {
         const int shards = static_cast<int>(replicas.size());
@@ -121,17 +106,11 @@ struct Trainer {
     }
 };
 
-// Median step time of kSteps steps after kWarmup, in ms.
+// Median step time in ms (bench/w4.hpp's loop, as bench_workloads times W4).
 template <typename Step>
-double time_steps(Step&& step) {
-    for (int i = 0; i < kWarmup; ++i) step();
-    std::vector<double> ms;
-    for (int i = 0; i < kSteps; ++i) {
-        const auto t0 = Clock::now();
-        step();
-        ms.push_back(ms_since(t0));
-    }
-    return median(ms);
+double median_step_ms(Step&& step) {
+    const std::vector<double> ms = bench::time_steps(step);
+    return ms[ms.size() / 2];
 }
 
 }  // namespace
@@ -143,17 +122,16 @@ int main(int argc, char** argv) {
     flags.add("threads", "N", "2", "threads for the sharded step run at once");
     flags.add("rounds", "R", "5", "interleaved rounds; each prints its times, then the medians");
     flags.parse(argc, argv);
-    const int shards = static_cast<int>(flags.integer("shards", 1, kBatch));
+    const int shards = static_cast<int>(flags.integer("shards", 1, kW4Batch));
     const int threads = static_cast<int>(flags.integer("threads", 1, 256));
     const int rounds = static_cast<int>(flags.integer("rounds", 1, 100));
-    if (kBatch % shards != 0) flags.fail("shards", std::to_string(shards) + " does not divide the batch of 16");
+    if (kW4Batch % shards != 0) flags.fail("shards", std::to_string(shards) + " does not divide the batch of 16");
 
-    Generator gen(1234);
-    const Tensor ids = randint(0, 64, {kBatch, kT + 1}, gen);
-    const Tensor x = ids.narrow(1, 0, kT).contiguous(), y = ids.narrow(1, 1, kT).contiguous();
+    const bench::W4Batch batch = bench::w4_batch();
+    const Tensor &x = batch.x, &y = batch.y;
 
     std::printf("# W4 step: batch %lld x T %lld, %d shards; ms per step, median of %d after %d warm-up\n",
-                static_cast<long long>(kBatch), static_cast<long long>(kT), shards, kSteps, kWarmup);
+                static_cast<long long>(kW4Batch), static_cast<long long>(bench::kW4T), shards, kW4Steps, kW4Warmup);
     std::vector<double> whole, serial, parallel;
     Trainer a(x, y, shards), b(x, y, shards), c(x, y, shards);  // one per configuration, trained alike
     // Per step: each shard's forward + backward, then the serial tail (summing the gradients, AdamW).
@@ -161,27 +139,27 @@ int main(int argc, char** argv) {
         std::string out;
         char buf[48];
         for (int s = 0; s < shards; ++s) {
-            std::snprintf(buf, sizeof buf, "shard %d %.3f, ", s, t.shard_ms[s] / (kWarmup + kSteps));
+            std::snprintf(buf, sizeof buf, "shard %d %.3f, ", s, t.shard_ms[s] / (kW4Warmup + kW4Steps));
             out += buf;
         }
-        std::snprintf(buf, sizeof buf, "tail %.3f", t.tail_ms / (kWarmup + kSteps));
+        std::snprintf(buf, sizeof buf, "tail %.3f", t.tail_ms / (kW4Warmup + kW4Steps));
         std::fill(t.shard_ms.begin(), t.shard_ms.end(), 0.0);
         t.tail_ms = 0;
         return out + buf;
     };
     for (int r = 1; r <= rounds; ++r) {
         set_num_threads(1);
-        whole.push_back(time_steps([&] { a.whole_step(x, y); }));
-        serial.push_back(time_steps([&] { b.sharded_step(); }));
+        whole.push_back(median_step_ms([&] { a.whole_step(x, y); }));
+        serial.push_back(median_step_ms([&] { b.sharded_step(); }));
         set_num_threads(threads);
-        parallel.push_back(time_steps([&] { c.sharded_step(); }));
+        parallel.push_back(median_step_ms([&] { c.sharded_step(); }));
         std::printf("round %d: whole 1 thread %.3f | sharded 1 thread %.3f (%s) | sharded %d threads %.3f (%s)\n", r,
                     whole.back(), serial.back(), parts(b).c_str(), threads, parallel.back(), parts(c).c_str());
     }
     const double w = median(whole), s1 = median(serial), sn = median(parallel);
     std::printf("median: whole 1 thread %.3f ms | sharded 1 thread %.3f ms (%.2fx) | sharded %d threads %.3f ms (%.2fx)\n", w,
                 s1, w / s1, threads, sn, w / sn);
-    const int steps = rounds * (kWarmup + kSteps);
+    const int steps = rounds * (kW4Warmup + kW4Steps);
     std::printf("loss after %d steps: whole %.6f, sharded %.6f and %.6f (|difference| %.1e)\n", steps, a.loss, b.loss, c.loss,
                 std::max(std::fabs(a.loss - b.loss), std::fabs(a.loss - c.loss)));
     // Each shard's ops run serially, whichever thread runs it: with the built-in gemm the

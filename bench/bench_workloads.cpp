@@ -9,7 +9,8 @@
 //                          torch_peer.py's sdpa_fwd_T{T}, PyTorch's own fused path
 //   W3b forward + backward of W3 on the fused path (q, k, v require grad, upstream gradient
 //      fixed): flash_fwd_bwd_T{T}; torch_peer.py has no such workload, so no PyTorch column
-//   W4 toy causal LM training step (vocab 64, d 64, 4 heads, 2 layers, T 32, batch 16, AdamW 3e-4)
+//   W4 toy causal LM training step (vocab 64, d 64, 4 heads, 2 layers, T 32, batch 16, AdamW 3e-4;
+//      bench/w4.hpp, which bench_sharded_step.cpp shares; each step timed alone, 10 warm-up, 50 timed)
 //   W6 greedy generation of 256 tokens from a 1-token prompt with the W4 model, recomputing
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //
@@ -20,7 +21,6 @@
 // went back to the kernel and was faulted in again. Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -32,17 +32,14 @@
 
 #include "lab/options.hpp"
 #include "autograd/node.hpp"
+#include "bench/w4.hpp"
 #include "lab/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
 #include "nn/flash_attention.hpp"
-#include "nn/loss.hpp"
-#include "nn/optim.hpp"
-#include "nn/transformer.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 
 using namespace attnlab;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -115,12 +112,6 @@ void fused_attention(std::int64_t T, const std::regex& want, std::vector<Result>
     }
 }
 
-nn::TransformerConfig w4_config() {
-    nn::TransformerConfig c;
-    c.vocab_size = 64, c.d_model = 64, c.n_heads = 4, c.n_layers = 2, c.context = 32, c.causal = true;
-    return c;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,38 +151,24 @@ int main(int argc, char** argv) {
     for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) fused_attention(T, want, results);
 
     if (std::regex_search("toy_lm_train_step", want)) {
-        nn::Transformer model(w4_config(), 0);
-        nn::AdamW opt(model.named_parameters(), 3e-4);
-        Generator gen(1234);
-        Tensor ids = randint(0, 64, {16, 33}, gen);
-        Tensor x = ids.narrow(1, 0, 32).contiguous(), y = ids.narrow(1, 1, 32).contiguous();
+        nn::Transformer model(bench::w4_config(), 0);
+        nn::AdamW opt(model.named_parameters(), bench::kW4LearningRate);
+        const bench::W4Batch batch = bench::w4_batch();
         double loss = 0;
-        auto step = [&] {
-            opt.zero_grad();
-            Tensor l = nn::cross_entropy(model.forward(x), y);
-            l.backward();
-            opt.step();
-            loss = l.item();
-        };
-        for (int i = 0; i < 10; ++i) step();
-        std::vector<double> ms;
-        const long faults_before = minor_faults();
-        for (int i = 0; i < 50; ++i) {
-            const auto t0 = Clock::now();
-            step();
-            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-        }
-        const double faults = static_cast<double>(minor_faults() - faults_before) / 50;
-        std::sort(ms.begin(), ms.end());
+        auto step = [&] { loss = bench::w4_step(model, opt, batch.x, batch.y); };
+        const std::vector<double> ms = bench::time_steps(step);  // one step at a time: see w4.hpp
         const lab::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
+        const double final_loss = loss;  // after step 60, as torch_peer.py reports it
+        const double faults = faults_per_call(step, 10);
         char extra[96];
         std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
-                      static_cast<long long>(model.parameter_count()), loss, 16 * 32 / (t.median_ms / 1e3));
+                      static_cast<long long>(model.parameter_count()), final_loss,
+                      bench::kW4Batch * bench::kW4T / (t.median_ms / 1e3));
         results.push_back(summarise("toy_lm_train_step", t, faults, extra));
     }
 
     if (std::regex_search("generate_256", want)) {
-        nn::Transformer model(w4_config(), 0);
+        nn::Transformer model(bench::w4_config(), 0);
         model.eval();
         NoGradGuard no_grad;
         std::vector<std::int64_t> tokens;
