@@ -47,16 +47,27 @@ inline VF load(const float* p) {
 inline void store(float* p, VF v) { std::memcpy(p, &v, sizeof v); }
 inline VF splat(float x) { return VF{} + x; }
 
-// The last `count` (< kLanes) elements, padded with `fill` to a whole vector.
+// The last `count` (< kLanes) elements, padded with `fill` to a whole vector. With
+// AVX-512 one masked load or store (the lanes past `count` are never touched, so they
+// cannot fault); a short row (a softmax over 8 keys) is all tail, and the copy through
+// a buffer cost as much as its exponentials.
 inline VF load_tail(const float* p, std::int64_t count, float fill) {
+#if defined(__AVX512F__)
+    return _mm512_mask_loadu_ps(splat(fill), static_cast<__mmask16>((1u << count) - 1), p);
+#else
     float buf[kLanes];
     for (int i = 0; i < kLanes; ++i) buf[i] = i < count ? p[i] : fill;
     return load(buf);
+#endif
 }
 inline void store_tail(float* p, VF v, std::int64_t count) {
+#if defined(__AVX512F__)
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << count) - 1), v);
+#else
     float buf[kLanes];
     store(buf, v);
     for (std::int64_t i = 0; i < count; ++i) p[i] = buf[i];
+#endif
 }
 
 // √v per lane, correctly rounded as the scalar std::sqrt (IEEE requires it of both), so a

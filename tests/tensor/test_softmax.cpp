@@ -1,5 +1,6 @@
 // test_softmax.cpp — softmax values, the -inf masking rule, stability, the vectorised exp.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,6 +10,7 @@
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 #include "tensor/softmax_row.hpp"
+#include "tensor/vec_math.hpp"
 
 using namespace attnlab;
 using attnlab::testing::IsCloseTo;
@@ -91,6 +93,42 @@ TEST_CASE("the vectorised exp of softmax rows: accurate, exact at 0 and -inf, Na
         detail::exp_shifted_sum(&row[i], 0.0f, &one, 1);
         CHECK(one == whole[i]);
     }
+}
+
+TEST_CASE("a block row's exp sum: float lanes, then the lanes added in double as a tree", "[tensor][softmax][exp]") {
+    // exp_shifted_sum_block's sum, as softmax_row.cpp defines it: lane l adds y[l], y[l + L],
+    // ... in float (L the vector width), then lane i += lane i + w for w = L/2, ..., 1 in
+    // double. Rebuilt here from the y it writes, bit for bit, at lengths of a partial
+    // vector (the masked tail), one, two and many vectors; the values are what flash
+    // attention's rows of keys give it (x - m <= 0, one at exactly 0).
+    // The last case tells the tree from a running sum: lanes 1 and 1 + L/2 hold e ≈ 0.75·2^−53,
+    // lane 0 holds 1 and the rest 0. The tree adds the two small ones first (2e, more than
+    // half an ulp of 1) and gets 1 + 2^−52; 1 + e + e from the left rounds back to 1 each time.
+    constexpr int L = detail::vec::kLanes;
+    Generator g(11);
+    std::vector<float> crafted(L, -INFINITY);
+    crafted[0] = 0.0f, crafted[1] = crafted[1 + L / 2] = -37.02f;
+    std::vector<std::vector<float>> rows;
+    for (std::int64_t n : {std::int64_t{5}, std::int64_t{L}, std::int64_t{2 * L}, std::int64_t{2 * L + 3}, std::int64_t{512}}) {
+        rows.push_back((rand({n}, kFloat32, g) * -6.0).to_vector<float>());
+        rows.back()[static_cast<std::size_t>(n / 2)] = 0.0f;
+    }
+    rows.push_back(crafted);
+    for (const std::vector<float>& x : rows) {
+        const std::int64_t n = static_cast<std::int64_t>(x.size());
+        std::vector<float> y(x.size(), -1.0f);
+        const double got = detail::exp_shifted_sum_block(x.data(), 0.0f, y.data(), n);
+        float lane[L] = {};
+        for (std::int64_t j = 0; j < n; ++j) lane[j % L] += y[static_cast<std::size_t>(j)];
+        double tree[L];
+        for (int i = 0; i < L; ++i) tree[i] = lane[i];
+        for (int w = L / 2; w > 0; w /= 2)
+            for (int i = 0; i < w; ++i) tree[i] += tree[i + w];
+        INFO("n = " << n);
+        CHECK(std::memcmp(&got, &tree[0], sizeof got) == 0);
+        CHECK(std::count(y.begin(), y.end(), 1.0f) == 1);  // exp(0)
+    }
+    CHECK(detail::exp_shifted_sum_block(crafted.data(), 0.0f, std::vector<float>(L).data(), L) == 1 + 0x1p-52);
 }
 
 TEST_CASE("float softmax along the last dim agrees with the double computation", "[tensor][softmax]") {
