@@ -13,6 +13,10 @@
 //      bench/w4.hpp, which bench_sharded_step.cpp shares; each step timed alone, 10 warm-up, 50 timed)
 //   W6 greedy generation of 256 tokens from a 1-token prompt with the W4 model, recomputing
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
+//   kernel_* single ops at W4's shapes, to see what a change to one kernel buys (no PyTorch
+//      column): kernel_gelu_16x32x256 (value and derivative, as training computes them),
+//      kernel_layer_norm_16x32x64 (forward + backward), kernel_flash_fwd_16x4x32x16 (causal,
+//      rows of 32 keys)
 //
 // Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
 // to ~0.15 s, 7 repetitions, the median per call (lab::time_median, which phase 5's cost
@@ -35,6 +39,7 @@
 #include "bench/w4.hpp"
 #include "lab/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
 #include "nn/flash_attention.hpp"
+#include "nn/layers.hpp"
 #include "tensor/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
@@ -115,7 +120,7 @@ void fused_attention(std::int64_t T, const std::regex& want, std::vector<Result>
 }  // namespace
 
 int main(int argc, char** argv) {
-    lab::Options flags("bench_workloads", "W1-W6: attnlab's workloads timed (bench/compare.sh sets them beside PyTorch).");
+    lab::Options flags("bench_workloads", "W1-W6 and single kernels at their shapes: attnlab's workloads timed (bench/compare.sh sets them beside PyTorch).");
     flags.add("threads", "N", "1", "threads of the parallel kernels");
     flags.add("only", "REGEX", ".*", "run only the workloads whose name matches");
     flags.add("json", "PATH", "", "also write the results as JSON to PATH");
@@ -185,6 +190,31 @@ int main(int argc, char** argv) {
         char extra[64];
         std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", t.median_ms / 256);
         results.push_back(summarise("generate_256", t, faults_per_call(generate, 1), extra));
+    }
+
+    // Single kernels at W4's shapes (seed 0).
+    auto kernel = [&](const std::string& name, const std::function<void()>& fn) {
+        if (!std::regex_search(name, want)) return;
+        const lab::Timing t = lab::time_median(fn);
+        results.push_back(summarise(name, t, faults_per_call(fn, 10)));
+    };
+    {
+        manual_seed(0);
+        const Tensor h = randn({16, 32, 256}).requires_grad_();  // the feed-forward's hidden layer
+        kernel("kernel_gelu_16x32x256", [&] { gelu(h); });
+        Tensor x = randn({16, 32, 64}).requires_grad_();
+        const Tensor g = randn({16, 32, 64});
+        Tensor w = (randn({64}) * 0.1 + 1.0).requires_grad_(), b = (randn({64}) * 0.1).requires_grad_();
+        kernel("kernel_layer_norm_16x32x64", [&] {
+            x.zero_grad(), w.zero_grad(), b.zero_grad();
+            nn::layer_norm(x, w, b).backward(g);
+        });
+        const Tensor q = randn({16, 4, 32, 16}), k = randn({16, 4, 32, 16}), v = randn({16, 4, 32, 16});
+        const nn::Mask causal = nn::Mask::causal(32);
+        kernel("kernel_flash_fwd_16x4x32x16", [&] {
+            NoGradGuard no_grad;
+            nn::flash_attention(q, k, v, causal);
+        });
     }
 
     if (!json_path.empty()) {

@@ -125,6 +125,15 @@ TEST_CASE("bench/ab.sh answers --help, refuses bad input, and sets a binary besi
     CHECK_THAT(same.output, Contains("x |"));
 }
 
+// bench_workloads' single-kernel rows, the ones a learner times after changing one kernel.
+TEST_CASE("bench_workloads times a single kernel at W4's shape, and nothing else, with --only", "[tools][cli][bench]") {
+    const auto run = run_program({program_path("bench_workloads"), "--only", "kernel_layer_norm"}, 120);
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.output, Contains("kernel_layer_norm_16x32x64: ") && Contains("page_faults_per_iter="));
+    CHECK(std::count(run.output.begin(), run.output.end(), '\n') == 2);  // the threads line and the one row
+}
+
 // bench_sharded_step: the W4 step split over the batch. Its timings are machine-dependent and
 // not checked; what is checked is what it promises beside them: the shards, run one after
 // another or at once on two threads, train the same bits (exit status 1 otherwise) with the
