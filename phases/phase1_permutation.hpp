@@ -12,14 +12,9 @@
 // In exact arithmetic the first difference is 0; in float32 the sums over keys run in a
 // different order, so it is a few ulps (~1e-7 of values of order 1). Left out: the causal
 // model (its mask is itself positional, so it is not equivariant even without pos_emb).
+// Bodies in phases/sections/phase1_permutation.cpp.
 #pragma once
-#include <numeric>
-
-#include "autograd/node.hpp"
-#include "lab/report.hpp"
 #include "phases/phase_common.hpp"
-#include "plots/heatmap.hpp"
-#include "plots/layout.hpp"
 
 namespace attnlab::phase1 {
 
@@ -27,33 +22,13 @@ using namespace attnlab::phase;
 
 // A permutation of 0..T−1 from the seed (Fisher–Yates on our own generator, so every
 // platform draws the same one); never the identity when T > 1, which would test nothing.
-inline std::vector<std::int64_t> random_permutation(std::int64_t T, std::uint64_t seed) {
-    std::vector<std::int64_t> perm(static_cast<std::size_t>(T));
-    std::iota(perm.begin(), perm.end(), 0);
-    Generator gen(seed);
-    for (std::int64_t i = T - 1; i > 0; --i)
-        std::swap(perm[i], perm[static_cast<std::size_t>(gen.below(static_cast<std::uint64_t>(i + 1)))]);
-    if (T > 1 && std::is_sorted(perm.begin(), perm.end())) std::rotate(perm.begin(), perm.begin() + 1, perm.end());
-    return perm;
-}
+std::vector<std::int64_t> random_permutation(std::int64_t T, std::uint64_t seed);
 
 // The model's forward, with or without pos_emb: logits [1, T, V] and the first layer's
 // attention weights [T, T] (head 1). ids: 1-D token ids.
 struct EncoderRun {
     Tensor logits, weights;
 };
-inline EncoderRun run_encoder(nn::Transformer& model, const std::vector<std::int64_t>& ids, bool positions) {
-    NoGradGuard no_grad;
-    const std::int64_t T = static_cast<std::int64_t>(ids.size());
-    Tensor x = model.tok_emb.forward(from_vector(ids, {1, T}));  // (1, T, d_model)
-    if (positions) x = x + model.pos_emb.forward(arange(T));
-    const nn::Mask mask = model.attention_mask(T, T);
-    model.trace().clear(), model.trace().enabled = true;
-    for (auto& block : model.blocks) x = block->forward(x, mask);
-    EncoderRun r{model.head.forward(model.ln_f.forward(x)), model.trace().layers.at(0).select(0, 0).select(0, 0)};
-    model.trace().enabled = false, model.trace().clear();
-    return r;
-}
 
 // Run on ids and on ids[perm]; un-shuffle nothing, shuffle the first run instead:
 // equivariance says run(ids[perm]) row i = run(ids) row perm[i], weights W'[i][j] = W[perm[i]][perm[j]].
@@ -62,56 +37,12 @@ struct PermutationCheck {
     Tensor expected_weights;  // the original weights, shuffled: what equivariance predicts
     double max_diff_logits = 0, max_diff_weights = 0;
 };
-inline PermutationCheck check_permutation(nn::Transformer& model, const std::vector<std::int64_t>& ids,
-                                          const std::vector<std::int64_t>& perm, bool positions) {
-    std::vector<std::int64_t> shuffled_ids;
-    for (std::int64_t i : perm) shuffled_ids.push_back(ids.at(static_cast<std::size_t>(i)));
-    PermutationCheck c{run_encoder(model, ids, positions), run_encoder(model, shuffled_ids, positions), {}};
-    const Tensor P = from_vector(perm, {static_cast<std::int64_t>(perm.size())});
-    const Tensor expected_logits = index_select(c.original.logits, 1, P);  // (1, T, V)
-    c.expected_weights = index_select(index_select(c.original.weights, 0, P), 1, P);  // (T, T)
-    c.max_diff_logits = max(abs(c.shuffled.logits - expected_logits)).item();
-    c.max_diff_weights = max(abs(c.shuffled.weights - c.expected_weights)).item();
-    return c;
-}
+PermutationCheck check_permutation(nn::Transformer& model, const std::vector<std::int64_t>& ids,
+                                   const std::vector<std::int64_t>& perm, bool positions);
 
 // Phase 1's section: both cases, printed and recorded from one table, drawn as four heatmaps.
 // `ids` is the sentence, `tokens` its labels.
-inline void section_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::int64_t>& ids,
-                                             const std::vector<std::string>& tokens) {
-    section("6. Permutation equivariance: without positions, shuffling the tokens shuffles the output");
-    nn::Transformer& model = *ckpt.model;
-    const std::vector<std::int64_t> perm = random_permutation(static_cast<std::int64_t>(ids.size()), p.seed);
-    std::vector<std::string> shuffled_tokens;
-    std::string order;
-    for (std::int64_t i : perm) shuffled_tokens.push_back(tokens[i]), order += (order.empty() ? "" : " ") + tokens[i];
-    std::printf("shuffled sentence (seed %llu): %s\n", static_cast<unsigned long long>(p.seed), order.c_str());
-    lab::Table t({{"input", "input", 17, -1}, {"max_diff_logits", "max |f(PX) - P f(X)|, logits", 29, 9},
-                  {"max_diff_weights", "layer-1 weights", 16, 9}});
-    t.print_header();
-    std::vector<plots::Matrix> panels;
-    std::vector<std::string> titles;
-    for (bool positions : {false, true}) {
-        const PermutationCheck c = check_permutation(model, ids, perm, positions);
-        const std::string name = positions ? "tok + pos" : "tok only";
-        auto sci = [](double v) { char b[32]; std::snprintf(b, sizeof b, "%.2e", v); return std::string(b); };
-        t.row({positions ? "with_positions" : "without_positions", c.max_diff_logits, c.max_diff_weights});
-        panels.push_back(to_matrix(c.expected_weights)), panels.push_back(to_matrix(c.shuffled.weights));
-        titles.push_back(name + ": P W(X) P^T (predicted)");
-        titles.push_back(name + ": W(PX), max diff " + sci(c.max_diff_weights));
-    }
-    p.m["permutation"] = t.json_by("input");
-    p.m["permutation"]["order"] = Json::Array(perm.begin(), perm.end());
-    std::printf("without pos_emb the difference is float rounding (the sums over keys run in another order);\n"
-                "with pos_emb the shuffled sentence gets other weights: word order now matters.\n");
-    plots::HeatmapGridOptions go;
-    go.title = "Layer-1 attention on the shuffled sentence vs the original weights shuffled";
-    go.row_labels = go.col_labels = shuffled_tokens;
-    go.panel_titles = titles, go.columns = 2, go.annotate = true, go.vmin = 0.0, go.vmax = 1.0;
-    go.colorbar_label = "attention weight";
-    p.out.figure(plots::heatmap_grid(panels, go), "permutation_equivariance",
-                 "Phase 1: shuffling the tokens shuffles the attention weights exactly without positional embeddings "
-                 "(top row), not with them (bottom row).");
-}
+void section_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::int64_t>& ids,
+                                      const std::vector<std::string>& tokens);
 
 }  // namespace attnlab::phase1

@@ -1,6 +1,6 @@
 // phase1_worked_examples.hpp — the seeds' two hand-computed attention examples,
 // as data: phase 1 computes and prints them, tests/phases/test_phase12.cpp checks
-// them. Header-only because every .cpp in phases/ is a program of its own.
+// them. Bodies in phases/sections/phase1_worked_examples.cpp.
 //
 // Both tutorials round before they finish, and both show it:
 //   seed 001, exercise 1: one query, three keys, no scaling. Its weights
@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "nn/attention.hpp"
-#include "tensor/ops.hpp"
 
 namespace attnlab::phase {
 
@@ -32,28 +31,8 @@ struct WorkedExample {
     nn::AttentionResult run() const { return nn::scaled_dot_product_attention(q, k, v, nn::Mask(), scale); }
 };
 
-inline WorkedExample seed001_exercise() {
-    return {"seed 001, exercise 1 (unscaled)",
-            tensor({{1.0, 0.0}}),
-            tensor({{1.0, 0.0}, {0.0, 1.0}, {0.7, 0.7}}),
-            tensor({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}}),
-            1.0,
-            {0.474, 0.174, 0.351},
-            {0.474, 0.174, 0.351},
-            {2.754, 3.754},
-            {2.751, 3.750}};
-}
+WorkedExample seed001_exercise();
 
-inline WorkedExample seed004_walkthrough() {
-    return {"seed 004, section 4.3 (scaled by 1/sqrt(2))",
-            tensor({{1, 0}, {0, 1}, {1, 1}}),
-            tensor({{1, 0}, {0, 1}, {1, 1}, {0, 0}}),
-            tensor({{1, 2}, {3, 4}, {5, 6}, {7, 8}}),
-            std::nullopt,
-            {0.335, 0.165, 0.335, 0.165},
-            {0.31, 0.17, 0.31, 0.20},
-            {},
-            {}};
-}
+WorkedExample seed004_walkthrough();
 
 }  // namespace attnlab::phase
