@@ -40,10 +40,10 @@ struct DoubleSum {
 // The lanes of v added in double as a tree, lane i += lane i + w for w = kLanes/2, ..., 1
 // (log2 kLanes steps, not a chain of kLanes dependent adds, which cost as much as a third
 // of a block row's exponentials). With AVX-512 each step is one vector add of the two
-// halves: the same additions in the same order as the loop, a third of its time, and a
-// short row (flash attention's rows of 32 keys) is mostly this. (GCC lowers the same
-// steps written with vector extensions through memory, no faster than the loop; and
-// the maskz forms of the intrinsics because GCC 12 warns falsely inside the plain ones.)
+// halves, the same additions in the same order as the loop; a short row (flash
+// attention's rows of 32 keys) is mostly this. (GCC lowers the same steps written with
+// vector extensions through memory, no faster than the loop; and the maskz forms of
+// the intrinsics because GCC 12 warns falsely inside the plain ones.)
 double tree_sum(VF v) {
 #if defined(__AVX512F__)
     const __m512d f = _mm512_castps_pd(v);

@@ -49,8 +49,8 @@ inline VF splat(float x) { return VF{} + x; }
 
 // The last `count` (< kLanes) elements, padded with `fill` to a whole vector. With
 // AVX-512 one masked load or store (the lanes past `count` are never touched, so they
-// cannot fault); a short row (a softmax over 8 keys) is all tail, and the copy through
-// a buffer cost as much as its exponentials.
+// cannot fault) rather than a copy through a buffer: a short row (a softmax over 8 keys)
+// is all tail.
 inline VF load_tail(const float* p, std::int64_t count, float fill) {
 #if defined(__AVX512F__)
     return _mm512_mask_loadu_ps(splat(fill), static_cast<__mmask16>((1u << count) - 1), p);
@@ -114,7 +114,7 @@ inline VF exp_nonpositive(VF t) {
 // In three steps, erfc_nonnegative below composing them, so that a kernel can run each
 // step over a block of vectors before the next (GELU's, unary.cpp): one vector's chain
 // of a division, ten dependent FMAs and an exp is too long for the core to overlap
-// the next vector's, and a block of independent chains per step runs twice as fast.
+// with the next vector's; a block of independent chains per step is not.
 inline VF erfc_u(VF z) { return 1.0f / (1.0f + 0.5f * z); }
 
 // The exponent −z² + P(u), clamped to ≤ 0 for exp_nonpositive.
