@@ -120,7 +120,7 @@ void fused_attention(std::int64_t T, const std::regex& want, std::vector<Result>
 }  // namespace
 
 int main(int argc, char** argv) {
-    lab::Options flags("bench_workloads", "W1-W6 and single kernels at their shapes: attnlab's workloads timed (bench/compare.sh sets them beside PyTorch).");
+    lab::Options flags("bench_workloads", "attnlab's workloads W1-W6, and single kernels at W4's shapes, timed (bench/compare.sh sets W1-W6 beside PyTorch).");
     flags.add("threads", "N", "1", "threads of the parallel kernels");
     flags.add("only", "REGEX", ".*", "run only the workloads whose name matches");
     flags.add("json", "PATH", "", "also write the results as JSON to PATH");

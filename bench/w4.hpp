@@ -1,7 +1,8 @@
 // w4.hpp — workload W4, the toy causal LM training step, as both programs that time it
 // run it (bench_workloads.cpp beside PyTorch, bench_sharded_step.cpp split over the batch):
 // the model, the batch, one step and the timing loop, defined once so the two measure
-// the same thing. torch_peer.py defines the same workload for PyTorch.
+// the same thing. torch_peer.py times the same step for PyTorch (the same model, shapes and
+// AdamW), but on a fresh random batch each step: the work is the same, the losses are not.
 #pragma once
 #include <algorithm>
 #include <chrono>

@@ -24,8 +24,8 @@ using namespace attnlab::phase;
 // platform draws the same one); never the identity when T > 1, which would test nothing.
 std::vector<std::int64_t> random_permutation(std::int64_t T, std::uint64_t seed);
 
-// The model's forward, with or without pos_emb: logits [1, T, V] and the first layer's
-// attention weights [T, T] (head 1). ids: 1-D token ids.
+// One forward of the model on a sentence, with or without pos_emb: logits [1, T, V] and
+// the first layer's attention weights [T, T] (head 1).
 struct EncoderRun {
     Tensor logits, weights;
 };
