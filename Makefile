@@ -11,6 +11,8 @@
 #
 # Configurations build side by side and never share objects:
 #   make            release  -O2 -march=native      -> build/
+#                   (phases/, phases/sections/ and tools/ at -O1 with a precompiled
+#                   phase_common.hpp: see NARRATIVE_OPT and PCH below)
 #   make debug      -O0 -g3 (for stepping in gdb)   -> build/debug/
 #   make asan       ASan + UBSan test suite         -> build/asan/
 #   BLAS=openblas   matmul via cblas_sgemm/dgemm    -> build/openblas/ (or build/debug/openblas, ...)
@@ -41,6 +43,15 @@ else ifeq ($(MODE),fuzz)
 else
   $(error MODE must be release, debug, asan or fuzz, not '$(MODE)')
 endif
+
+# The phase programs, their sections and the tools are narrative: they call the library's
+# kernels and print, record and draw what comes back. At -O2 GCC spends half of a phase
+# program's compile time optimising code that runs once, so in a release build they get -O1
+# (about 1 s less per file). -fexpensive-optimizations keeps the one -O2 pass that can change
+# their numbers, the contraction of a * b + c into one fused multiply-add, so they compute the
+# same bits as at -O2 (make check-metrics: every number the phases record is unchanged).
+# The library, the benchmarks and the tests stay at $(OPT).
+NARRATIVE_OPT := $(if $(filter release,$(MODE)),-O1 -fexpensive-optimizations -march=native,$(OPT))
 
 ifeq ($(IS_CLANG)$(filter fuzz,$(MODE)),1)
   B := $(B)/clang
@@ -266,34 +277,77 @@ $(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 # Objects depend on the flags that made them: $(B)/flags holds the compile command,
 # rewritten (so newer than every object) only when it changes, e.g. a new OPT or CXXFLAGS.
 FLAGS_FILE := $(B)/flags
-FLAGS_NOW  := $(CXX) $(CPPFLAGS) $(CXXFLAGS)
+FLAGS_NOW  := $(CXX) $(CPPFLAGS) $(CXXFLAGS) narrative: $(NARRATIVE_OPT)
 ifneq ($(FLAGS_NOW),$(file < $(FLAGS_FILE)))
   $(shell mkdir -p $(B))
   $(file > $(FLAGS_FILE),$(FLAGS_NOW))
 endif
+# ...and again if it is missing when a rule needs it (after `make clean` in the same make).
+$(FLAGS_FILE):
+	@mkdir -p $(@D)
+	$(file > $@,$(FLAGS_NOW))
+
+# Which objects are narrative (see NARRATIVE_OPT). `private`: a target-specific variable would
+# otherwise pass to the target's prerequisites, here the precompiled headers below.
+NARRATIVE_OBJS := $(PHASE_PROGS:%=$(B)/obj/phases/%.o) $(PHASE_LIB_OBJS) \
+                  $(patsubst %.cpp,$(B)/obj/%.o,$(wildcard tools/*.cpp))
+$(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
+
+# A precompiled phases/phase_common.hpp for the narrative objects (GCC): each parses its
+# 90,000 preprocessed lines before its own first line, 1.2 of phase 1's 5.5 s. `-include
+# $(B)/pch/narrative.hpp` finds $(B)/pch/narrative.hpp.gch beside it, made with the same flags
+# (-Winvalid-pch says so if it cannot use it). The prefix puts phase_common.hpp in front of
+# every such file, so one that misses that #include still compiles here; clang builds use no
+# prefix and catch it (make CXX=clang++, run by .ci/run). PCH=0 compiles without it.
+# Not for the library or the tests: there it measured no faster in a whole build (reading a
+# 65-90 MB .gch per file costs what parsing saved), and GCC 12 then reports -Warray-bounds
+# inside the standard headers it would otherwise keep quiet about.
+PCH ?= 1
+ifeq ($(IS_CLANG)$(filter-out 1,$(PCH)),)
+$(NARRATIVE_OBJS): $(B)/pch/narrative.hpp.gch
+$(NARRATIVE_OBJS): private PCH_FLAGS := -include $(B)/pch/narrative.hpp -Winvalid-pch
+endif
+$(B)/pch/narrative.hpp:
+	@mkdir -p $(@D)
+	@printf '#include "phases/phase_common.hpp"\n' > $@
+$(B)/pch/narrative.hpp.gch: private OPT := $(NARRATIVE_OPT)
+$(B)/pch/narrative.hpp.gch: $(B)/pch/narrative.hpp $(FLAGS_FILE)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -x c++-header $< -o $@
 
 $(B)/obj/%.o: %.cpp $(FLAGS_FILE)
 	@mkdir -p $(@D)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(PCH_FLAGS) -c $< -o $@
 
-# A library batch's file (see UNITY_BATCH), rewritten only when its list of files changes.
-$(LIB_BATCHES:%=$(B)/obj/batches/%.cpp): $(B)/obj/batches/%.cpp: $(LIB_SRCS)
+# The generated files that #include a run of others: a library batch (see UNITY_BATCH) and a
+# phase's section bodies (group "phase4": phases/sections/phase4_*.cpp). Each is written while
+# make reads this Makefile, and only when its list of files changes, so its object recompiles
+# only then or when a file it includes changes (the .d file lists them). As rules depending on
+# every source they ran after any edit, on every make: 0.5 s of shells before each build.
+hash := \#
+define newline
+
+
+endef
+unit_text = $(foreach f,$(2),$(hash)include "$(f)"$(newline))
+same_text = $(if $(subst x$(strip $(1)),,x$(strip $(2)))$(subst x$(strip $(2)),,x$(strip $(1))),,1)
+write_unit = $(if $(call same_text,$(file < $(1)),$(call unit_text,$(1),$(2))),,$(shell mkdir -p $(dir $(1)))$(file > $(1),$(call unit_text,$(1),$(2))))
+batch_unit = $(B)/obj/batches/$(1).cpp
+section_files = $(filter phases/sections/$(1)_%,$(PHASE_LIB_SRCS))
+$(foreach b,$(LIB_BATCHES),$(call write_unit,$(call batch_unit,$(b)),$(call batch_files,$(b))))
+$(foreach g,$(SECTION_GROUPS),$(call write_unit,$(B)/obj/phases/sections/$(g).cpp,$(call section_files,$(g))))
+# ...and again if one is missing when a rule needs it (after `make clean` in the same make).
+$(LIB_BATCHES:%=$(B)/obj/batches/%.cpp): $(B)/obj/batches/%.cpp:
 	@mkdir -p $(@D)
-	@printf '#include "%s"\n' $(call batch_files,$*) > $@.tmp
-	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+	@printf '#include "%s"\n' $(call batch_files,$*) > $@
 $(LIB_OBJS): $(B)/obj/batches/%.o: $(B)/obj/batches/%.cpp $(FLAGS_FILE)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
 
-# A phase's section bodies as one translation unit (group "phase4": phases/sections/phase4_*.cpp).
-# Rewritten only when the list of files changes, so an edit to one body recompiles its phase's
-# object alone (the .d file lists the bodies it includes).
 SECTION_UNITS := $(SECTION_GROUPS:%=$(B)/obj/phases/sections/%.cpp)
-$(SECTION_UNITS): $(B)/obj/phases/sections/%.cpp: $(PHASE_LIB_SRCS)
+$(SECTION_UNITS): $(B)/obj/phases/sections/%.cpp:
 	@mkdir -p $(@D)
-	@printf '#include "%s"\n' $(filter phases/sections/$*_%,$(PHASE_LIB_SRCS)) > $@.tmp
-	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+	@printf '#include "%s"\n' $(call section_files,$*) > $@
 $(PHASE_LIB_OBJS): $(B)/obj/phases/sections/%.o: $(B)/obj/phases/sections/%.cpp $(FLAGS_FILE)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(PCH_FLAGS) -c $< -o $@
 
 $(CATCH_MAIN) $(TEST_OBJS): | $(CATCH_HDR)
 
@@ -307,4 +361,4 @@ $(CATCH_HDR):
 	fi
 
 .SECONDARY:
--include $(LIB_OBJS:.o=.d) $(PHASE_LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/tests/fuzz/%.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)
+-include $(B)/pch/narrative.hpp.d $(LIB_OBJS:.o=.d) $(PHASE_LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/tests/fuzz/%.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)

@@ -9,7 +9,7 @@
 
 namespace attnlab::data {
 
-std::string toy_sequences_path() { return std::string(ATTNLAB_SOURCE_DIR) + "/data/toy_sequences.txt"; }
+std::string toy_sequences_path() { return ATTNLAB_SOURCE_DIR "/data/toy_sequences.txt"; }
 
 std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab, const std::string& path) {
     const WordTokenizer tokenizer(vocab);
