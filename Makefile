@@ -299,7 +299,7 @@ $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
 # (-Winvalid-pch says so if it cannot use it). The prefix puts phase_common.hpp in front of
 # every such file, so one that misses that #include still compiles here; clang builds use no
 # prefix and catch it (make CXX=clang++, run by .ci/run). PCH=0 compiles without it.
-# Not for the library or the tests: there it measured no faster in a whole build (reading a
+# Not for the library or the tests: tried, and a clean build was no faster (reading a
 # 65-90 MB .gch per file costs what parsing saved), and GCC 12 then reports -Warray-bounds
 # inside the standard headers it would otherwise keep quiet about.
 PCH ?= 1

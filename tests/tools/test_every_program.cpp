@@ -94,6 +94,29 @@ TEST_CASE("bench/build_time.sh answers --help and refuses bad input with exit st
     }
 }
 
+// bench/object_times.sh, a script: one clean-clone build with every object timed.
+// A real run takes minutes (README quotes one); here, what it says to bad input before any clone.
+TEST_CASE("bench/object_times.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
+    const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/object_times.sh";
+    const auto help = run_program({"/bin/bash", script, "--help"}, 60);
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Contains("usage: bench/object_times.sh"));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
+        {{"--fast"}, "unknown flag '--fast'"},
+        {{"--top", "0"}, "--top '0': must be a whole number >= 1"},
+        {{"--top"}, "usage:"},
+        {{"no-such-commit"}, "'no-such-commit' is not a commit here"},
+    };
+    for (const auto& [args, message] : bad) {
+        std::vector<std::string> command{"/bin/bash", script};
+        command.insert(command.end(), args.begin(), args.end());
+        const auto r = run_program(command, 60);
+        INFO(r.output);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.output, Contains(message));
+    }
+}
+
 // bench/ab.sh, a script: `ab.sh OLD NEW` times two builds of bench_workloads side by side.
 TEST_CASE("bench/ab.sh answers --help, refuses bad input, and sets a binary beside itself", "[tools][cli][help][bench]") {
     const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/ab.sh", bin = program_path("bench_workloads");
