@@ -51,7 +51,8 @@ endif
 # their numbers, the contraction of a * b + c into one fused multiply-add, so they compute the
 # same bits as at -O2 (make check-metrics: every number the phases record is unchanged).
 # The library, the benchmarks and the tests stay at $(OPT).
-NARRATIVE_OPT := $(if $(filter release,$(MODE)),-O1 -fexpensive-optimizations -march=native,$(OPT))
+# (clang contracts within an expression at any -O, and knows no -fexpensive-optimizations.)
+NARRATIVE_OPT := $(if $(filter release,$(MODE)),-O1 $(if $(IS_CLANG),,-fexpensive-optimizations) -march=native,$(OPT))
 
 ifeq ($(IS_CLANG)$(filter fuzz,$(MODE)),1)
   B := $(B)/clang
