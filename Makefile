@@ -285,8 +285,7 @@ ifneq ($(FLAGS_NOW),$(file < $(FLAGS_FILE)))
 endif
 # ...and again if it is missing when a rule needs it (after `make clean` in the same make).
 $(FLAGS_FILE):
-	@mkdir -p $(@D)
-	$(file > $@,$(FLAGS_NOW))
+	$(shell mkdir -p $(@D))$(file > $@,$(FLAGS_NOW))
 
 # Which objects are narrative (see NARRATIVE_OPT). `private`: a target-specific variable would
 # otherwise pass to the target's prerequisites, here the precompiled headers below.
@@ -329,24 +328,23 @@ define newline
 
 
 endef
-unit_text = $(foreach f,$(2),$(hash)include "$(f)"$(newline))
+# $(call unit_text,files): the #include lines; $(call write_unit,path,text): write when different.
+unit_text = $(foreach f,$(1),$(hash)include "$(f)"$(newline))
 same_text = $(if $(subst x$(strip $(1)),,x$(strip $(2)))$(subst x$(strip $(2)),,x$(strip $(1))),,1)
-write_unit = $(if $(call same_text,$(file < $(1)),$(call unit_text,$(1),$(2))),,$(shell mkdir -p $(dir $(1)))$(file > $(1),$(call unit_text,$(1),$(2))))
-batch_unit = $(B)/obj/batches/$(1).cpp
+write_unit = $(if $(call same_text,$(file < $(1)),$(2)),,$(shell mkdir -p $(dir $(1)))$(file > $(1),$(2)))
 section_files = $(filter phases/sections/$(1)_%,$(PHASE_LIB_SRCS))
-$(foreach b,$(LIB_BATCHES),$(call write_unit,$(call batch_unit,$(b)),$(call batch_files,$(b))))
-$(foreach g,$(SECTION_GROUPS),$(call write_unit,$(B)/obj/phases/sections/$(g).cpp,$(call section_files,$(g))))
-# ...and again if one is missing when a rule needs it (after `make clean` in the same make).
+$(foreach b,$(LIB_BATCHES),$(call write_unit,$(B)/obj/batches/$(b).cpp,$(call unit_text,$(call batch_files,$(b)))))
+$(foreach g,$(SECTION_GROUPS),$(call write_unit,$(B)/obj/phases/sections/$(g).cpp,$(call unit_text,$(call section_files,$(g)))))
+# ...and again if one is missing when a rule needs it (after `make clean` in the same make;
+# make expands a whole recipe before running it, so the directory is made inside the expansion).
 $(LIB_BATCHES:%=$(B)/obj/batches/%.cpp): $(B)/obj/batches/%.cpp:
-	@mkdir -p $(@D)
-	@printf '#include "%s"\n' $(call batch_files,$*) > $@
+	$(shell mkdir -p $(@D))$(file > $@,$(call unit_text,$(call batch_files,$*)))
 $(LIB_OBJS): $(B)/obj/batches/%.o: $(B)/obj/batches/%.cpp $(FLAGS_FILE)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
 
 SECTION_UNITS := $(SECTION_GROUPS:%=$(B)/obj/phases/sections/%.cpp)
 $(SECTION_UNITS): $(B)/obj/phases/sections/%.cpp:
-	@mkdir -p $(@D)
-	@printf '#include "%s"\n' $(call section_files,$*) > $@
+	$(shell mkdir -p $(@D))$(file > $@,$(call unit_text,$(call section_files,$*)))
 $(PHASE_LIB_OBJS): $(B)/obj/phases/sections/%.o: $(B)/obj/phases/sections/%.cpp $(FLAGS_FILE)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(PCH_FLAGS) -c $< -o $@
 
