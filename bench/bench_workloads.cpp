@@ -10,7 +10,10 @@
 //   W3b forward + backward of W3 on the fused path (q, k, v require grad, upstream gradient
 //      fixed): flash_fwd_bwd_T{T}; torch_peer.py has no such workload, so no PyTorch column
 //   W4 toy causal LM training step (vocab 64, d 64, 4 heads, 2 layers, T 32, batch 16, AdamW 3e-4;
-//      bench/w4.hpp, which bench_sharded_step.cpp shares; each step timed alone, 10 warm-up, 50 timed)
+//      bench/w4.hpp, which bench_sharded_step.cpp shares; each step timed alone, 10 warm-up, 50 timed):
+//      toy_lm_train_step the whole batch at once, as make train; toy_lm_train_step_2shards split in
+//      2 shards as tinygpt train --shards 2 (nn/data_parallel.hpp; compare_table.py sets it beside
+//      torch_peer.py's toy_lm_train_step): on 2 threads the shards run at once
 //   W6 greedy generation of 256 tokens from a 1-token prompt with the W4 model, recomputing
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //   kernel_* single ops at W4's shapes, to see what a change to one kernel buys (no PyTorch
@@ -155,12 +158,17 @@ int main(int argc, char** argv) {
     }
     for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) fused_attention(T, want, results);
 
-    if (std::regex_search("toy_lm_train_step", want)) {
+    // W4 as make train takes the step (the whole batch), and split in 2 shards as `tinygpt train
+    // --shards 2` does: on 2 threads the two halves of the batch run at once.
+    for (const int shards : {1, 2}) {
+        const std::string name = shards == 1 ? "toy_lm_train_step" : "toy_lm_train_step_2shards";
+        if (!std::regex_search(name, want)) continue;
         nn::Transformer model(bench::w4_config(), 0);
         nn::AdamW opt(model.named_parameters(), bench::kW4LearningRate);
+        nn::DataParallel parallel(model, shards);
         const bench::W4Batch batch = bench::w4_batch();
         double loss = 0;
-        auto step = [&] { loss = bench::w4_step(model, opt, batch.x, batch.y); };
+        auto step = [&] { loss = bench::w4_step(parallel, opt, batch.x, batch.y); };
         const std::vector<double> ms = bench::time_steps(step);  // one step at a time: see w4.hpp
         const lab::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
         const double final_loss = loss;  // after step 60, as torch_peer.py reports it
@@ -169,7 +177,7 @@ int main(int argc, char** argv) {
         std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
                       static_cast<long long>(model.parameter_count()), final_loss,
                       bench::kW4Batch * bench::kW4T / (t.median_ms / 1e3));
-        results.push_back(summarise("toy_lm_train_step", t, faults, extra));
+        results.push_back(summarise(name, t, faults, extra));
     }
 
     if (std::regex_search("generate_256", want)) {

@@ -6,7 +6,8 @@ each run's median (ms), and PyTorch's time divided by attnlab's (> 1: attnlab fa
 
 Rows pair by name, except attnlab's fused attention flash_fwd_T{T}, which stands beside
 PyTorch's fused path sdpa_fwd_T{T} (torch_peer.py's F.scaled_dot_product_attention or,
-in torch 1.13, F._scaled_dot_product_attention). A second table gives each attention
+in torch 1.13, F._scaled_dot_product_attention), and W4 split in two shards,
+toy_lm_train_step_2shards, which stands beside PyTorch's one W4 step. A second table gives each attention
 row's GFLOP/s (W3: 4·T²·d_k·H flops, B 1, H 8, d_k 64; W3b forward + backward: 3× that)
 against the FLOP limit: FLOP_LIMIT_PER_CORE per thread, issue 15's estimate of one
 core's peak with AVX-512 multiply-adds.
@@ -19,7 +20,8 @@ import statistics
 import sys
 
 FLOP_LIMIT_PER_CORE = 190e9  # issue 15's "~190 GFLOP/s per core"
-PEER_NAME = [(re.compile(r"^flash_fwd_T(\d+)$"), r"sdpa_fwd_T\1")]  # attnlab name -> torch_peer.py name
+PEER_NAME = [(re.compile(r"^flash_fwd_T(\d+)$"), r"sdpa_fwd_T\1"),  # attnlab name -> torch_peer.py name
+             (re.compile(r"^toy_lm_train_step_2shards$"), r"toy_lm_train_step")]
 ATTENTION = re.compile(r"^(attn|flash|sdpa)_fwd(_bwd)?_T(\d+)$")
 
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "nn/loss.hpp"
+#include "nn/data_parallel.hpp"
 #include "nn/optim.hpp"
 #include "nn/transformer.hpp"
 #include "tensor/rng.hpp"
@@ -37,13 +37,13 @@ inline W4Batch w4_batch() {
     return {ids.narrow(1, 0, kW4T).contiguous(), ids.narrow(1, 1, kW4T).contiguous()};
 }
 
-// One training step; returns the loss.
-inline double w4_step(nn::Transformer& model, nn::AdamW& opt, const Tensor& x, const Tensor& y) {
+// One training step, as lab::train takes it (nn/data_parallel.hpp: the batch in
+// parallel.shards() runs of rows, at once on up to that many threads); returns the loss.
+inline double w4_step(nn::DataParallel& parallel, nn::AdamW& opt, const Tensor& x, const Tensor& y) {
     opt.zero_grad();
-    Tensor loss = nn::cross_entropy(model.forward(x), y);
-    loss.backward();
+    const double loss = parallel.forward_backward(x, y);
     opt.step();
-    return loss.item();
+    return loss;
 }
 
 // Each step's time in ms, sorted, over kW4Steps calls of step() after kW4Warmup: a step is

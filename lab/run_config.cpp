@@ -47,6 +47,7 @@ const std::vector<RunSetting>& run_settings() {
         {"n_layers", "--layers", &TrainConfig::n_layers, 1, double(L::max_layers)},
         {"context", "--context", &TrainConfig::context, 4, double(L::max_context)},
         {"batch", "--batch", &TrainConfig::batch, 1, 65536},
+        {"shards", "--shards", &TrainConfig::shards, 1, 64, false, false, true},
         {"lr", "--lr", &TrainConfig::lr, 0, kAny},
         {"warmup", "--warmup", &TrainConfig::warmup, 0, double(nn::kMaxTrainingSteps)},
         {"weight_decay", "--weight-decay", &TrainConfig::weight_decay, 0, kAny},
@@ -184,6 +185,7 @@ StoredRun stored_run(const nn::LoadedCheckpoint& ck, const std::string& path) {
     for (const RunSetting& s : run_settings())
         if (!s.since_v2 || meta.contains(s.key))
             set_setting(run.config, s, need(meta, s.key, path), "resume: '" + path + "' metadata '" + s.key + "'");
+    if (!meta.contains("shards")) run.config.shards = 1;  // recorded before the split: whole batches
     run.config.corpus = need(meta, "corpus", path);
     const auto bytes = parse_int64(need(meta, "corpus_bytes", path));
     const std::string& hex = need(meta, "corpus_fnv1a64", path);

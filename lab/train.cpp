@@ -15,6 +15,7 @@
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
 #include "lab/run_config.hpp"
+#include "nn/data_parallel.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "nn/transformer_spec.hpp"
@@ -289,6 +290,7 @@ TrainResult train(const TrainConfig& c) {
         opt.load_state(resumed.optimizer_state);
         opt.set_steps(start_step);
     }
+    nn::DataParallel parallel(*model, static_cast<int>(c.shards));
     double floor = NAN;
     const std::vector<Batch> val = source.validation(&floor);
 
@@ -328,10 +330,8 @@ TrainResult train(const TrainConfig& c) {
             opt.lr = nn::warmup_cosine_lr(step, c.lr, c.warmup, c.steps, c.lr / 10);
             const Batch b = source.next(data_gen);
             opt.zero_grad();
-            Tensor loss = nn::cross_entropy(model->forward(b.ids, b.padding), b.targets);
-            const double loss_value = loss.item();
+            const double loss_value = parallel.forward_backward(b.ids, b.targets, b.padding, &data_gen);
             if (!std::isfinite(loss_value)) throw diverged(step + 1, "the loss is " + format_real(loss_value));
-            loss.backward();
             // The norm is computed anyway; a non-finite one means some gradient is.
             if (!std::isfinite(nn::clip_grad_norm(model->parameters(), c.clip)))
                 throw diverged(step + 1, "the gradient of " + first_non_finite(*model, true) + " is not finite");

@@ -73,6 +73,14 @@ Mask Mask::from_additive(const Tensor& additive) {
     return from_allowed(eq(additive.detach(), zeros({}, additive.dtype())));
 }
 
+Mask Mask::batch_rows(std::int64_t lo, std::int64_t n) const {
+    if (!tensor_.defined() || tensor_.dim() != 3 || tensor_.size(0) == 1) return *this;
+    if (lo < 0 || n < 0 || lo + n > tensor_.size(0))
+        throw ValueError("Mask::batch_rows: rows " + std::to_string(lo) + " .. " + std::to_string(lo + n - 1) +
+                         " of a mask for " + std::to_string(tensor_.size(0)) + " sequences");
+    return Mask(rules_, tensor_.narrow(0, lo, n).contiguous());
+}
+
 Mask Mask::operator&(const Mask& other) const {
     if (empty()) return other;
     if (other.empty()) return *this;

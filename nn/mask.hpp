@@ -65,6 +65,10 @@ public:
     static Mask from_additive(const Tensor& additive);
 
     Mask operator&(const Mask& other) const;  // allowed where both allow (AND)
+    // The mask of sequences lo .. lo + n − 1 of the batch (a shard of it, nn/data_parallel.hpp):
+    // a per-sequence tensor part [B, Tq, Tk] keeps those rows; a mask the same for every
+    // sequence (rules, [Tq, Tk], or [1, Tq, Tk]) is returned as it is.
+    Mask batch_rows(std::int64_t lo, std::int64_t n) const;
 
     bool empty() const { return rules_.empty() && !tensor_.defined(); }
     // float32 0/1, [Tq, Tk] or [B, Tq, Tk]: the rules and the tensor part together

@@ -77,6 +77,9 @@ void declare_train(lab::Options& o) {
     o.add("context", "T", standard(Task::causal, "--context"),
           "tokens per row, the model's context (at most " + std::to_string(Limits::max_context) + ")");
     o.add("batch", "B", "", "rows per batch (default: " + per_task("--batch") + ")");
+    o.add("shards", "S", standard(Task::causal, "--shards"),
+          "split each batch into S runs of rows, trained at once on up to S threads (ATTNLAB_NUM_THREADS): "
+          "the same bits on any number of threads; 1 = the whole batch in one pass");
     o.add("lr", "X", standard(Task::causal, "--lr"), "peak learning rate, AdamW with warm-up + cosine");
     o.add("warmup", "N", standard(Task::causal, "--warmup"), "warm-up steps");
     o.add("weight-decay", "X", standard(Task::causal, "--weight-decay"), "AdamW's decoupled weight decay");

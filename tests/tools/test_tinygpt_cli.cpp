@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "nn/checkpoint.hpp"
 #include "nn/safetensors.hpp"
@@ -155,6 +156,35 @@ TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
         {"generate: tokens 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--tokens", "0"}, 2, "--tokens '0': must be between 1 and 1000000"},
         {"generate: top-k -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-k", "-1"}, 2, "--top-k '-1': must be between 0 and 1000000"},
     });
+}
+
+TEST_CASE("tinygpt train --shards: the same checkpoint on 1 thread and on 2, recorded for --resume", "[tools][tinygpt][cli]") {
+    make_fixtures();
+    // A masked-token model with dropout: padded rows, ignored targets and per-shard dropout draws.
+    const auto train_on = [](const char* threads, const std::string& out) {
+        std::vector<std::string> args{"/usr/bin/env", std::string("ATTNLAB_NUM_THREADS=") + threads, testing::program_path("tinygpt")};
+        for (const std::string& a : tiny_train({"--model", "multi-head", "--steps", "6", "--shards", "2", "--dropout", "0.1", "--out", out}))
+            args.push_back(a);
+        return run_program(args, 60);
+    };
+    const std::string one = at("shards_t1.safetensors"), two = at("shards_t2.safetensors");
+    const auto r1 = train_on("1", one), r2 = train_on("2", two);
+    INFO(r1.output << r2.output);
+    REQUIRE(r1.exit_code == 0);
+    REQUIRE(r2.exit_code == 0);
+    const auto bytes = [](const std::string& path) {
+        std::ifstream f(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    CHECK(bytes(one).size() > 1000);
+    CHECK(bytes(one) == bytes(two));  // weights, optimiser state, loss curve: every bit
+    CHECK(nn::load_checkpoint(one).metadata.at("shards") == "2");
+    run_cases({
+        {"--shards 0", {"train", "--shards", "0"}, 2, "--shards needs an integer in [1, 64], got '0'"},
+        {"--shards contradicts on resume", {"train", "--resume", one, "--steps", "8", "--shards", "1"}, 2, "trained with shards 2"},
+        {"a resumed run keeps its shards", {"train", "--resume", one, "--steps", "8"}, 0, "resuming"},
+    });
+    CHECK(nn::load_checkpoint(one).metadata.at("shards") == "2");
 }
 
 TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "[tools][tinygpt][cli]") {
