@@ -63,7 +63,6 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
         std::int64_t mine = 0;
         for (std::int64_t i = lo * T; i < (lo + rows) * T; ++i) mine += t[static_cast<std::size_t>(i)] != kIgnoreIndex;
         sh.weight = count > 0 ? static_cast<double>(mine) / static_cast<double>(count) : 0.0;
-        replicas_[static_cast<std::size_t>(s)]->zero_grad();
         replicas_[static_cast<std::size_t>(s)]->train(model_.is_training());
         if (drops && dropout) dropout_gens_[static_cast<std::size_t>(s)].manual_seed(dropout->next_u64());
         replicas_[static_cast<std::size_t>(s)]->set_dropout_generator(dropout ? &dropout_gens_[static_cast<std::size_t>(s)] : nullptr);
@@ -73,6 +72,9 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
     parallel_for(0, n, 1, [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t s = lo; s < hi; ++s) {
             Shard& sh = shards[static_cast<std::size_t>(s)];
+            // Last step's gradients are freed here, by the thread that allocates the next ones:
+            // a block goes back to the cache of the thread that frees it (tensor/allocator.cpp).
+            replicas_[static_cast<std::size_t>(s)]->zero_grad();
             Tensor loss = cross_entropy(replicas_[static_cast<std::size_t>(s)]->forward(sh.ids, sh.padding), sh.targets);
             if (sh.weight != 1.0) loss = loss * sh.weight;
             loss.backward();

@@ -1,7 +1,7 @@
 // allocator.cpp — see allocator.hpp.
 //
-// The cache is a list of free blocks ordered by when they were released (newest
-// first), indexed by size. allocate_storage takes the newest block of its size;
+// A thread's cache of large blocks is a list of free blocks ordered by when they were
+// released (newest first), indexed by size. allocate_storage takes the newest block of its size;
 // release_storage files a block at the front and, when the cache is over its cap,
 // evicts from the back: the blocks that have waited longest for a taker. So a size
 // a program stopped using (the T = 1024 scores, once a sweep reaches T = 2048)
@@ -12,7 +12,6 @@
 #include <atomic>
 #include <deque>
 #include <list>
-#include <mutex>
 #include <new>
 #include <unordered_map>
 #include <vector>
@@ -38,7 +37,6 @@ struct Block {
 };
 
 struct Cache {
-    std::mutex mutex;
     std::list<Block> by_age;  // front: released most recently
     // For each size, its blocks in by_age, oldest first (release order).
     std::unordered_map<std::size_t, std::deque<std::list<Block>::iterator>> by_size;
@@ -66,22 +64,37 @@ struct Cache {
             free_block(old.p);
         }
     }
-    ~Cache() {
-        for (const Block& b : by_age) free_block(b.p);
-    }
+    ~Cache();
 };
 
-Cache& cache() {
-    static Cache c;
-    return c;
+// Set when this thread's caches are destroyed (thread exit; at program exit, tensors in
+// static storage may still be freed afterwards): from then on blocks go straight back.
+thread_local bool t_caches_gone = false;
+
+Cache::~Cache() {
+    t_caches_gone = true;
+    for (const Block& b : by_age) free_block(b.p);
+}
+
+// Per thread, without a lock. One cache for the whole process behind a mutex made two
+// threads training two halves of a batch at once (nn/data_parallel.hpp) wait on each other:
+// W4 in 2 shards on 2 threads took 2.79 ms with it and 2.31 ms with per-thread caches
+// (median of six interleaved bench_sharded_step --rounds 3 runs); one thread gains and loses
+// nothing (bench/ab.sh, 7 rounds). A block freed on another thread than the one that
+// allocated it joins the freeing thread's cache, so a thread that keeps freeing what another
+// allocates starves that one's cache: DataParallel frees each replica's gradients on the
+// thread that computes its next ones.
+Cache* cache() {
+    if (t_caches_gone) return nullptr;
+    thread_local Cache c;
+    return &c;
 }
 
 // Small blocks, per thread: a LIFO list of free blocks for each rounded size (64-byte
 // steps below kCacheFromBytes). A training step or a generated token frees and asks
 // again for the same small sizes every time; glibc's aligned path for them (memalign,
 // and malloc_consolidate when a bigger request meets freed small chunks) took ~7% of
-// W6. No lock: a block freed on another thread than the one that allocated it simply
-// joins that thread's lists. Each thread keeps at most kMaxSmallCachedBytes.
+// W6. No lock, as for the large blocks. Each thread keeps at most kMaxSmallCachedBytes.
 struct SmallCache {
     std::array<std::vector<void*>, kCacheFromBytes / kAlignment> free;  // [size / 64 - 1]
     std::size_t bytes = 0;
@@ -103,18 +116,14 @@ struct SmallCache {
     ~SmallCache();
 };
 
-// Set when this thread's cache is destroyed (thread exit; at program exit, tensors in
-// static storage may still be freed afterwards): from then on blocks go straight back.
-thread_local bool t_small_cache_gone = false;
-
 SmallCache::~SmallCache() {
-    t_small_cache_gone = true;
+    t_caches_gone = true;
     for (std::vector<void*>& list : free)
         for (void* p : list) free_block(p);
 }
 
 SmallCache* small_cache() {
-    if (t_small_cache_gone) return nullptr;
+    if (t_caches_gone) return nullptr;
     thread_local SmallCache c;
     return &c;
 }
@@ -143,9 +152,8 @@ void* allocate_storage(std::size_t bytes) {
     count_allocation(size);  // the rounded size in every build, so the figures match
     if constexpr (kExactAllocation) return ::operator new(bytes ? bytes : 1, std::align_val_t(kAlignment));
     if (size >= kCacheFromBytes) {
-        Cache& c = cache();
-        std::lock_guard<std::mutex> lock(c.mutex);
-        if (void* p = c.take(size)) return p;
+        if (Cache* c = cache())
+            if (void* p = c->take(size)) return p;
     } else if (SmallCache* c = small_cache()) {
         if (void* p = c->take(size)) return p;
     }
@@ -157,10 +165,8 @@ void release_storage(void* p, std::size_t bytes) {
     in_use.fetch_sub(size, std::memory_order_relaxed);
     if constexpr (kExactAllocation) return free_block(p);
     if (size >= kCacheFromBytes && size <= kMaxCachedBytes) {
-        Cache& c = cache();
-        std::lock_guard<std::mutex> lock(c.mutex);
-        c.put(size, p);
-        return;
+        if (Cache* c = cache()) return c->put(size, p);
+        return free_block(p);
     }
     if (size < kCacheFromBytes)
         if (SmallCache* c = small_cache(); c && c->put(size, p)) return;
@@ -168,9 +174,8 @@ void release_storage(void* p, std::size_t bytes) {
 }
 
 std::size_t cached_storage_bytes() {
-    Cache& c = cache();
-    std::lock_guard<std::mutex> lock(c.mutex);
-    return c.bytes;
+    const Cache* c = cache();
+    return c ? c->bytes : 0;
 }
 
 std::size_t cached_small_storage_bytes() {

@@ -3,14 +3,15 @@
 // Blocks come from the aligned operator new and are recycled. Large ones (≥ 64 KiB):
 // glibc returns big freed blocks to the kernel, which must then fault in and zero
 // pages for the next tensor of the same size — measured at ~20% of a toy training
-// step (perf: clear_page_erms). Freed large blocks are kept
-// per size, up to kMaxCachedBytes in all, and handed out again; when the cap is
+// step (perf: clear_page_erms). Freed large blocks are kept per thread and per size,
+// up to kMaxCachedBytes for each thread, and handed out again; when the cap is
 // reached, the blocks freed longest ago go back to the kernel first, so what a
 // program allocated earlier (a sweep's smaller sizes) cannot crowd out what it
 // allocates now. Contents of a recycled block are unspecified, exactly as for
 // fresh memory (empty() promises nothing). Small blocks are recycled too, per thread
-// and without a lock (up to kMaxSmallCachedBytes each): an op's temporaries come back
-// at the same sizes every step, and glibc's aligned allocation of them was ~7% of W6.
+// (up to kMaxSmallCachedBytes each): an op's temporaries come back at the same sizes
+// every step, and glibc's aligned allocation of them was ~7% of W6. No cache takes a
+// lock (allocator.cpp says what one shared cache cost two threads).
 #pragma once
 #include <cstddef>
 
@@ -18,7 +19,7 @@ namespace attnlab {
 
 inline constexpr std::size_t kAlignment = 64;                 // a cache line; one AVX-512 register
 inline constexpr std::size_t kCacheFromBytes = 64 << 10;      // recycle blocks at least this big
-inline constexpr std::size_t kMaxCachedBytes = std::size_t(512) << 20;
+inline constexpr std::size_t kMaxCachedBytes = std::size_t(512) << 20;         // per thread
 inline constexpr std::size_t kMaxSmallCachedBytes = std::size_t(16) << 20;  // per thread
 
 // Under AddressSanitizer (make asan, make fuzz) every block is exactly the size
@@ -38,7 +39,7 @@ inline constexpr bool kExactAllocation = false;
 
 void* allocate_storage(std::size_t bytes);
 void release_storage(void* p, std::size_t bytes);
-std::size_t cached_storage_bytes();        // large blocks held for reuse right now (for tests)
+std::size_t cached_storage_bytes();        // large blocks held for reuse by this thread (for tests)
 std::size_t cached_small_storage_bytes();  // small blocks held for reuse by this thread (for tests)
 
 // Read-only counters for benchmarks that report the memory an op needed: bytes of
