@@ -4,9 +4,9 @@
 // from a second thread inside one op: its ops are too small. The coarser split is the batch:
 // nn::DataParallel runs S shards of the batch, each on a replica of the model that shares
 // its weights but keeps its own gradients, and adds the shard gradients in shard order.
-// lab::train (TrainConfig::shards, tinygpt train --shards) and bench_workloads' W4 use it with
-// S = 2. This program compares, in one process and interleaved round by round (as the
-// README's speed table asks):
+// Training uses it with `tinygpt train --shards S` (TrainConfig::shards; make train keeps 1),
+// and bench_workloads' toy_lm_train_step_2shards times it with S = 2. This program compares,
+// in one process and interleaved round by round (as the README's speed table asks):
 //   whole   the whole batch in one forward and backward (shards = 1), one thread
 //   sharded S shards one after another on one thread (what the split itself costs)
 //   sharded S shards at once on --threads threads

@@ -1,8 +1,8 @@
 // data_parallel.hpp — a training step's forward and backward, split over the batch.
 //
 // A toy model's ops are too small for two threads to share one (W4's largest product,
-// [512, 256] @ [256, 64], is a few hundred microseconds of one core), so a second thread
-// pays only with coarser work: part of the batch through the whole model. DataParallel
+// [512, 256] @ [256, 64], is 17 MFLOP: about a tenth of a millisecond on one core), so a
+// second thread pays only with coarser work: part of the batch through the whole model. DataParallel
 // keeps one replica of the model per shard. A replica's parameters share the model's
 // storage, so the optimiser's in-place update reaches every replica, but own their
 // gradients, so two backward passes never add into one tensor at once.
