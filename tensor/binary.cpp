@@ -71,6 +71,46 @@ Tensor add(const Tensor& a, const Tensor& b) {
     return out;
 }
 
+// One row of dst += src: restrict-qualified (distinct storages), so it vectorises
+// without a runtime alias check.
+template <typename T>
+static void add_row(std::int64_t n, T* __restrict dst, const T* __restrict src) {
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] + src[i]);
+}
+
+void add_(const Tensor& dst, const Tensor& src) {
+    check_same_dtype("add_", dst, src);
+    if (GradMode::enabled() && (dst.requires_grad() || src.requires_grad()))
+        throw AutogradError("add_: in-place add with a tensor that requires grad would lose its gradient; "
+                            "use add(), or NoGradGuard");
+    if (broadcast_shapes(dst.shape(), src.shape(), "add_") != dst.shape())
+        throw ShapeError("add_: " + src.shape().str() + " cannot be broadcast to the destination's " + dst.shape().str());
+    // The case it is for, a bias row added to every row of a fresh result (Linear in
+    // inference): src is dst's last dims (after any leading 1s), both contiguous, in
+    // different storages. Any other layout goes through add() and copy_, which also
+    // keeps overlapping views of one storage right.
+    const Shape& ds = dst.shape();
+    const Shape& ss = src.shape();
+    std::int64_t lead = 0;  // src's leading size-1 dims
+    while (lead < ss.size() && ss[lead] == 1) ++lead;
+    bool trailing = ss.size() - lead <= ds.size();
+    for (std::int64_t i = lead; trailing && i < ss.size(); ++i) trailing = ss[i] == ds[ds.size() - ss.size() + i];
+    const std::int64_t n = src.numel();
+    if (!trailing || n == 0 || !dst.is_contiguous() || !src.is_contiguous() ||
+        dst.impl()->storage == src.impl()->storage) {
+        copy_(dst, add(dst, src));
+        return;
+    }
+    dst.impl()->storage->mark_written();
+    dispatch_float(dst.dtype(), "add_", [&]<typename T>(T) {
+        T* pd = dst.data_ptr<T>();
+        const T* ps = src.data_ptr<T>();
+        parallel_for_elements(dst.numel() / n, n, [&](std::int64_t lo, std::int64_t hi) {
+            for (std::int64_t r = lo; r < hi; ++r) add_row(n, pd + r * n, ps);
+        });
+    });
+}
+
 Tensor sub(const Tensor& a, const Tensor& b) {
     Tensor out = binary_map("sub", a, b, [](auto x, auto y) { return x - y; });
     record(out, "sub", {a, b}, [sa = a.shape(), sb = b.shape()](const Tensor& g) -> Grads {

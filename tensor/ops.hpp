@@ -44,6 +44,9 @@ void fill_(const Tensor& dst, double value);
 
 // ---- binary.cpp: elementwise with broadcasting ---------------------------------------
 Tensor add(const Tensor& a, const Tensor& b);
+// dst += src (broadcast to dst's shape), in place: the same bits as add(dst, src) without a
+// new tensor. No autograd, as copy_: neither may require grad while recording.
+void add_(const Tensor& dst, const Tensor& src);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "autograd/node.hpp"
 #include "tests/support/gradcheck_helpers.hpp"
 #include "nn/layers.hpp"
 #include "tensor/ops.hpp"
@@ -147,4 +148,16 @@ TEST_CASE("fused layer_norm gives each row the bits it gets alone, whatever bloc
                         CHECK(std::bit_cast<std::uint64_t>(alone[j]) == std::bit_cast<std::uint64_t>(y[r * d + j]));
                 }
             }
+}
+
+TEST_CASE("Linear in inference adds its bias in place, with the bits of the recorded graph", "[nn][layers]") {
+    Linear lin(16, 24);
+    const Tensor x = randn({2, 5, 16});
+    const Tensor recorded = lin.forward(x);  // the parameters require grad: matmul, then add
+    REQUIRE(recorded.requires_grad());
+    NoGradGuard no_grad;
+    const Tensor inferred = lin.forward(x);  // add_ into the product
+    CHECK_FALSE(inferred.requires_grad());
+    CHECK(attnlab::testing::bit_identical(inferred, recorded.detach()));
+    CHECK_FALSE(attnlab::testing::bit_identical(inferred, matmul(x, lin.weight.mT())));  // the bias is there
 }

@@ -214,3 +214,42 @@ TEST_CASE("index_select, embedding, one_hot, tril and triu", "[tensor][index]") 
     CHECK_THROWS_AS(one_hot(ids, 2), ValueError);
     CHECK_THROWS_AS(tril(ones({3})), ShapeError);
 }
+
+TEST_CASE("add_ adds in place with the bits of add", "[tensor][elementwise][add_]") {
+    Generator g(5);
+    const Tensor x = randn({3, 5, 7}, kFloat32, g), b = randn({7}, kFloat32, g);
+    SECTION("a bias row, or a trailing block, on a contiguous tensor (the row loop)") {
+        for (const Tensor& src : {b, b.reshape({1, 1, 7}), randn({5, 7}, kFloat32, g)}) {
+            Tensor y = clone(x);
+            add_(y, src);
+            CHECK(attnlab::testing::bit_identical(y, add(x, src)));
+        }
+        const Tensor xd = x.to(kFloat64), bd = b.to(kFloat64);
+        Tensor yd = clone(xd);
+        add_(yd, bd);
+        CHECK(attnlab::testing::bit_identical(yd, add(xd, bd)));
+    }
+    SECTION("any other layout: a strided destination, a column, overlapping views of one storage") {
+        Tensor y = clone(x);
+        add_(y.transpose(0, 2), b.reshape({7, 1, 1}));  // y[i, j, k] += b[k], through the transposed view
+        CHECK(attnlab::testing::bit_identical(y, add(x, b)));
+        Tensor col = randn({3, 5, 1}, kFloat32, g);
+        Tensor z = clone(x);
+        add_(z, col);
+        CHECK(attnlab::testing::bit_identical(z, add(x, col)));
+        Tensor w = arange(0.0, 6.0, 1.0, kFloat32);  // w[1:] += w[:-1], reading the values before the add
+        add_(w.narrow(0, 1, 5), w.narrow(0, 0, 5));
+        CHECK_THAT(w, IsCloseTo(tensor({0, 1, 3, 5, 7, 9}).to(kFloat32)));
+    }
+    SECTION("bad input: a shape that does not broadcast to the destination's, dtypes, a gradient to lose") {
+        Tensor y = clone(x);
+        CHECK_THROWS_WITH(add_(y, randn({2, 3, 5, 7})), Catch::Contains("add_") && Catch::Contains("[2, 3, 5, 7]"));
+        CHECK_THROWS_WITH(add_(y.narrow(0, 0, 1), x), Catch::Contains("add_") && Catch::Contains("[1, 5, 7]"));
+        CHECK_THROWS_WITH(add_(y, b.to(kFloat64)), Catch::Contains("add_") && Catch::Contains("float64"));
+        CHECK_THROWS_WITH(add_(y, clone(b).requires_grad_()), Catch::Contains("add_") && Catch::Contains("requires grad"));
+        NoGradGuard no_grad;  // as copy_: with recording off, a parameter update is allowed
+        Tensor p = clone(x).requires_grad_();
+        add_(p, b);
+        CHECK(attnlab::testing::bit_identical(p.detach(), add(x, b)));
+    }
+}
