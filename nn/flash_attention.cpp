@@ -1,7 +1,10 @@
 // flash_attention.cpp — see flash_attention.hpp.
 //
-// Layout: q, k, v are made contiguous and seen as [N, T, d] with N the product of
-// the batch dims; n indexes one (batch, head) pair. Every product of blocks goes
+// Layout: q, k, v are seen as [N, T, d] with N the product of the batch dims; n
+// indexes one (batch, head) pair. They are read through their strides (Rows below),
+// as long as each row's d elements are contiguous, and the output is laid out like
+// q: so MultiHeadAttention's heads, [B, T, H, d_k] seen as [B, H, T, d_k], go in and
+// come out without a copy. Every product of blocks goes
 // through detail::tile_product (nn/flash_attention_tile.hpp), which wants its right
 // operand's rows contiguous: so a thread first copies kᵀ (and, for backward, vᵀ)
 // of its head, [d, Tk], O(T) memory. Scratch buffers are tensors, so the
@@ -11,6 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <type_traits>
+#include <vector>
 
 #include "autograd/node.hpp"
 #include "nn/flash_attention_tile.hpp"
@@ -178,10 +184,61 @@ double exp_shifted(const double* x, double m, double* y, std::int64_t n) {
     return s;
 }
 
+// One operand as the kernel reads or writes it: row r of (batch, head) pair n starts at
+// data + head[n] + r·ld, and its d elements are contiguous. For q split into heads as
+// a view of [B, T, H, d_k], ld is H·d_k and head[b·H + h] is b·T·H·d_k + h·d_k.
+template <typename T>
+struct Rows {
+    T* data = nullptr;
+    std::int64_t ld = 0;
+    std::vector<std::int64_t> head;  // element offset of row 0 of each n
+    T* row(std::int64_t n, std::int64_t r) const { return data + head[static_cast<std::size_t>(n)] + r * ld; }
+};
+
+// t [..., T, d] with a unit stride in d (see readable()), as Rows.
+template <typename T>
+Rows<T> rows_of(const Tensor& t) {
+    Rows<T> x{t.data_ptr<std::remove_const_t<T>>(), t.strides()[t.dim() - 2], {}};
+    const std::int64_t batch_dims = t.dim() - 2;
+    std::int64_t N = 1;
+    for (std::int64_t d = 0; d < batch_dims; ++d) N *= t.size(d);
+    x.head.resize(static_cast<std::size_t>(N));
+    std::int64_t index[Shape::kMaxDims] = {}, off = 0;  // n's index over the batch dims, and its offset
+    for (std::int64_t n = 0; n < N; ++n) {
+        x.head[static_cast<std::size_t>(n)] = off;
+        for (std::int64_t d = batch_dims - 1; d >= 0; --d) {  // the next n: an odometer, no divisions
+            off += t.strides()[d];
+            if (++index[d] < t.size(d)) break;
+            off -= index[d] * t.strides()[d], index[d] = 0;
+        }
+    }
+    return x;
+}
+
+// t itself when the kernel can read it in place (each row's elements contiguous), else
+// a contiguous copy.
+Tensor readable(const Tensor& t) { return t.size(-1) <= 1 || t.strides()[t.dim() - 1] == 1 ? t : t.contiguous(); }
+
+// An uninitialised tensor of `shape` whose dims lie in memory in the order of `like`'s
+// strides, the last dim innermost: the output and the gradients take their input's
+// layout (as PyTorch's CPU flash kernel does), so a transposed view in gives a
+// transposed view out, and undoing the transpose is free. The values do not depend on it.
+Tensor empty_laid_out_like(const Tensor& like, const Shape& shape, DType dt) {
+    const std::int64_t r = like.dim();
+    std::vector<std::int64_t> order(static_cast<std::size_t>(r - 1));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return like.strides()[a] > like.strides()[b]; });
+    order.push_back(r - 1);
+    if (std::is_sorted(order.begin(), order.end())) return empty(shape, dt);  // like is laid out in order (contiguous q)
+    Shape memory, back(std::vector<std::int64_t>(static_cast<std::size_t>(r), 0));
+    for (std::int64_t i = 0; i < r; ++i) memory.push_back(shape[order[static_cast<std::size_t>(i)]]), back[order[static_cast<std::size_t>(i)]] = i;
+    return empty(memory, dt).permute(back);
+}
+
 template <typename T>
 struct Problem {
     std::int64_t N, Tq, Tk, dk, dv;
-    const T *q, *k, *v;  // [N, Tq, dk], [N, Tk, dk], [N, Tk, dv], contiguous
+    Rows<const T> q, k, v;  // [N, Tq, dk], [N, Tk, dk], [N, Tk, dv]
     T scale;
     const MaskLayout* mask;
 };
@@ -197,14 +254,30 @@ T* scratch(Tensor& holder, std::int64_t n) {
 // down d_k of them at once (forward + backward at T 2048, 1 thread: 209 -> 200 ms of CPU time).
 inline std::int64_t transposed_stride(std::int64_t Tk) { return Tk + 16; }
 
-// xt[c, r] = x[r, c] for x [rows, cols]; xt's rows are ld apart.
+// xt[c, r] = x[r, c] for x [rows, cols]; x's rows are x_ld apart, xt's ld.
 template <typename T>
-void transpose(const T* x, std::int64_t rows, std::int64_t cols, T* xt, std::int64_t ld) {
+void transpose(const T* x, std::int64_t x_ld, std::int64_t rows, std::int64_t cols, T* xt, std::int64_t ld) {
     constexpr std::int64_t b = 16;  // 16 × 16 blocks: both sides stay in cache
     for (std::int64_t r0 = 0; r0 < rows; r0 += b)
         for (std::int64_t c0 = 0; c0 < cols; c0 += b)
             for (std::int64_t r = r0; r < std::min(rows, r0 + b); ++r)
-                for (std::int64_t c = c0; c < std::min(cols, c0 + b); ++c) xt[c * ld + r] = x[r * cols + c];
+                for (std::int64_t c = c0; c < std::min(cols, c0 + b); ++c) xt[c * ld + r] = x[r * x_ld + c];
+}
+
+// y[i, c] = x[i, c] · s for `rows` rows of `cols`; y is dense, x's rows are x_ld apart.
+// Rows ld = cols apart are one run of rows·cols: one loop instead of one per row of
+// d_k 16 (kernel_flash_fwd_16x4x32x16 spent 5-10% more time in per-row fills).
+template <typename T>
+void scaled_copy(const T* __restrict x, std::int64_t x_ld, std::int64_t rows, std::int64_t cols, T s, T* __restrict y) {
+    if (x_ld == cols) cols *= rows, rows = 1;
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t c = 0; c < cols; ++c) y[i * cols + c] = x[i * x_ld + c] * s;
+}
+
+template <typename T>
+void fill_rows(T* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, T value) {
+    if (ld == cols) cols *= rows, rows = 1;
+    for (std::int64_t i = 0; i < rows; ++i) std::fill(x + i * ld, x + i * ld + cols, value);
 }
 
 // ---- forward: one (n, query block) tile row --------------------------------------
@@ -224,15 +297,14 @@ struct ForwardScratch {
 };
 
 template <typename T>
-void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, T* lse, ForwardScratch<T>& w) {
+void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Rows<T>& out, T* lse, ForwardScratch<T>& w) {
     constexpr T inf = std::numeric_limits<T>::infinity();
-    const std::int64_t bq = std::min(BQ, p.Tq - i0), dk = p.dk, dv = p.dv;
-    const T* q = p.q + (n * p.Tq + i0) * dk;
-    const T* v = p.v + n * p.Tk * dv;
-    T* o = out + (n * p.Tq + i0) * dv;  // [bq, dv]: the accumulator is the output itself
+    const std::int64_t bq = std::min(BQ, p.Tq - i0), dk = p.dk, dv = p.dv, ldv = p.v.ld, ldo = out.ld;
+    const T* v = p.v.row(n, 0);
+    T* o = out.row(n, i0);  // [bq, dv] in rows ldo apart: the accumulator is the output itself
     const float* mb = p.mask->batch(n);
-    for (std::int64_t r = 0; r < bq * dk; ++r) w.qs[r] = q[r] * p.scale;  // scale once per row, not per score
-    std::fill(o, o + bq * dv, T(0));
+    scaled_copy(p.q.row(n, i0), p.q.ld, bq, dk, p.scale, w.qs);  // scale once per row, not per score
+    fill_rows(o, ldo, bq, dv, T(0));
     std::fill(w.m, w.m + bq, -inf);
     std::fill(w.l, w.l + bq, 0.0);
     for (std::int64_t j0 = 0; j0 < p.Tk; j0 += BK) {
@@ -253,17 +325,17 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
             if (w.m[i] != m_new && w.m[i] != -inf) {                  // the max moved: rescale what came before
                 const T alpha = std::exp(w.m[i] - m_new);
                 w.l[i] *= alpha;
-                for (std::int64_t c2 = 0; c2 < dv; ++c2) o[i * dv + c2] *= alpha;
+                for (std::int64_t c2 = 0; c2 < dv; ++c2) o[i * ldo + c2] *= alpha;
             }
             w.l[i] += row_sum;
             w.m[i] = m_new;
         }
-        detail::tile_product<T>(bq, dv, bk, S, bk, 1, v + j0 * dv, dv, o, dv, true);  // o += P v_J
+        detail::tile_product<T>(bq, dv, bk, S, bk, 1, v + j0 * ldv, ldv, o, ldo, true);  // o += P v_J
     }
     for (std::int64_t i = 0; i < bq; ++i) {
         if (w.l[i] > 0) {
             const T inv = static_cast<T>(1.0 / w.l[i]);
-            for (std::int64_t c2 = 0; c2 < dv; ++c2) o[i * dv + c2] *= inv;
+            for (std::int64_t c2 = 0; c2 < dv; ++c2) o[i * ldo + c2] *= inv;
             lse[n * p.Tq + i0 + i] = w.m[i] + static_cast<T>(std::log(w.l[i]));
         } else {
             lse[n * p.Tq + i0 + i] = -inf;  // fully masked row: output stays 0
@@ -275,7 +347,7 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, T* out, 
 // many runs a head is cut into depends on the thread count, but no value does: each
 // query block is computed the same way whoever computes it.
 template <typename T>
-void forward(const Problem<T>& p, T* out, T* lse) {
+void forward(const Problem<T>& p, const Rows<T>& out, T* lse) {
     const std::int64_t blocks = (p.Tq + BQ - 1) / BQ;
     if (p.N == 0 || blocks == 0) return;
     const std::int64_t runs = std::clamp<std::int64_t>((2 * num_threads() + p.N - 1) / p.N, 1, blocks);
@@ -290,7 +362,7 @@ void forward(const Problem<T>& p, T* out, T* lse) {
         std::int64_t head = -1;
         for (std::int64_t t = lo; t < hi; ++t) {
             const std::int64_t n = t / runs, first = (t % runs) * run_blocks;
-            if (n != head) transpose(p.k + n * p.Tk * p.dk, p.Tk, p.dk, w.kt, transposed_stride(p.Tk)), head = n;
+            if (n != head) transpose(p.k.row(n, 0), p.k.ld, p.Tk, p.dk, w.kt, transposed_stride(p.Tk)), head = n;
             for (std::int64_t b = first; b < std::min(blocks, first + run_blocks); ++b) forward_rows(p, n, b * BQ, out, lse, w);
         }
     });
@@ -299,8 +371,8 @@ void forward(const Problem<T>& p, T* out, T* lse) {
 // ---- backward: one (batch, head) pair, all of its dq, dk, dv ------------------------
 
 template <typename T>
-void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* lse, const T* dout, T* dq, T* dk_out,
-                   T* dv_out) {
+void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out, const T* lse, const Rows<const T>& dout,
+                   const Rows<T>& dq_rows, const Rows<T>& dk_rows, const Rows<T>& dv_rows) {
     constexpr T inf = std::numeric_limits<T>::infinity();
     const std::int64_t Tq = p.Tq, Tk = p.Tk, dk = p.dk, dv = p.dv;
     Tensor kt_t, vt_t, qs_t, d_t, s_t, dp_t;
@@ -311,24 +383,23 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
     T* D = scratch<T>(d_t, Tq);         // D_i = dO_i · O_i = Σ_j P_ij dP_ij
     T* S = scratch<T>(s_t, BQ * BK);    // scores, then P
     T* dP = scratch<T>(dp_t, BQ * BK);  // dP, then dS
-    const T* q = p.q + n * Tq * dk;
-    const T* k = p.k + n * Tk * dk;
-    const T* v = p.v + n * Tk * dv;
-    const T* o = out + n * Tq * dv;
-    const T* g = dout + n * Tq * dv;
+    const T* k = p.k.row(n, 0);
+    const T* o = out.row(n, 0);
+    const T* g = dout.row(n, 0);
     const T* L = lse + n * Tq;
-    dq += n * Tq * dk, dk_out += n * Tk * dk, dv_out += n * Tk * dv;
-    for (std::int64_t r = 0; r < Tq * dk; ++r) qs[r] = q[r] * p.scale;
-    transpose(k, Tk, dk, kt, ld);
-    transpose(v, Tk, dv, vt, ld);
+    T *dq = dq_rows.row(n, 0), *dk_out = dk_rows.row(n, 0), *dv_out = dv_rows.row(n, 0);
+    const std::int64_t ldk = p.k.ld, ldo = out.ld, ldg = dout.ld, ldq_grad = dq_rows.ld, ldk_grad = dk_rows.ld, ldv_grad = dv_rows.ld;
+    scaled_copy(p.q.row(n, 0), p.q.ld, Tq, dk, p.scale, qs);
+    transpose(k, ldk, Tk, dk, kt, ld);
+    transpose(p.v.row(n, 0), p.v.ld, Tk, dv, vt, ld);
     for (std::int64_t i = 0; i < Tq; ++i) {
         T s = 0;
-        for (std::int64_t c = 0; c < dv; ++c) s += g[i * dv + c] * o[i * dv + c];
+        for (std::int64_t c = 0; c < dv; ++c) s += g[i * ldg + c] * o[i * ldo + c];
         D[i] = s;
     }
-    std::fill(dq, dq + Tq * dk, T(0));
-    std::fill(dk_out, dk_out + Tk * dk, T(0));
-    std::fill(dv_out, dv_out + Tk * dv, T(0));
+    fill_rows(dq, ldq_grad, Tq, dk, T(0));
+    fill_rows(dk_out, ldk_grad, Tk, dk, T(0));
+    fill_rows(dv_out, ldv_grad, Tk, dv, T(0));
     const float* mb = p.mask->batch(n);
     for (std::int64_t j0 = 0; j0 < Tk; j0 += BK) {
         for (std::int64_t i0 = 0; i0 < Tq; i0 += BQ) {
@@ -343,20 +414,22 @@ void backward_head(const Problem<T>& p, std::int64_t n, const T* out, const T* l
                 if (L[i0 + i] == -inf) std::fill(Si, Si + bk, T(0));  // fully masked row: no weights, no gradient
                 else exp_shifted(Si, L[i0 + i], Si, bk);
             }
-            const T* gI = g + i0 * dv;
-            detail::tile_product<T>(bk, dv, bq, S, 1, bk, gI, dv, dv_out + j0 * dv, dv, true);  // dV_J += Pᵀ dO_I
-            detail::tile_product<T>(bq, bk, dv, gI, dv, 1, vt + j0, ld, dP, bk, false);         // dP = dO_I v_Jᵀ
+            const T* gI = g + i0 * ldg;
+            detail::tile_product<T>(bk, dv, bq, S, 1, bk, gI, ldg, dv_out + j0 * ldv_grad, ldv_grad, true);  // dV_J += Pᵀ dO_I
+            detail::tile_product<T>(bq, bk, dv, gI, ldg, 1, vt + j0, ld, dP, bk, false);                     // dP = dO_I v_Jᵀ
             for (std::int64_t i = 0; i < bq; ++i)                                          // dS = P ∘ (dP − D)
                 for (std::int64_t j = 0; j < bk; ++j) dP[i * bk + j] = S[i * bk + j] * (dP[i * bk + j] - D[i0 + i]);
-            detail::tile_product<T>(bk, dk, bq, dP, 1, bk, qs + i0 * dk, dk, dk_out + j0 * dk, dk, true);  // dK_J += dSᵀ q_I·scale
-            detail::tile_product<T>(bq, dk, bk, dP, bk, 1, k + j0 * dk, dk, dq + i0 * dk, dk, true);       // dQ_I += dS k_J
+            detail::tile_product<T>(bk, dk, bq, dP, 1, bk, qs + i0 * dk, dk, dk_out + j0 * ldk_grad, ldk_grad, true);  // dK_J += dSᵀ q_I·scale
+            detail::tile_product<T>(bq, dk, bk, dP, bk, 1, k + j0 * ldk, ldk, dq + i0 * ldq_grad, ldq_grad, true);       // dQ_I += dS k_J
         }
     }
-    for (std::int64_t r = 0; r < Tq * dk; ++r) dq[r] *= p.scale;  // dQ = scale·Σ_J dS k_J
+    for (std::int64_t i = 0; i < Tq; ++i)  // dQ = scale·Σ_J dS k_J
+        for (std::int64_t c = 0; c < dk; ++c) dq[i * ldq_grad + c] *= p.scale;
 }
 
 template <typename T>
-void backward(const Problem<T>& p, const T* out, const T* lse, const T* dout, T* dq, T* dk, T* dv) {
+void backward(const Problem<T>& p, const Rows<const T>& out, const T* lse, const Rows<const T>& dout, const Rows<T>& dq,
+              const Rows<T>& dk, const Rows<T>& dv) {
     parallel_for(0, p.N, 1, [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t n = lo; n < hi; ++n) backward_head(p, n, out, lse, dout, dq, dk, dv);
     });
@@ -364,8 +437,8 @@ void backward(const Problem<T>& p, const T* out, const T* lse, const T* dout, T*
 
 template <typename T>
 Problem<T> problem(std::int64_t N, const Tensor& q, const Tensor& k, const Tensor& v, double scale, const MaskLayout& mask) {
-    return {N, q.size(-2), k.size(-2), q.size(-1), v.size(-1),
-            q.data_ptr<T>(), k.data_ptr<T>(), v.data_ptr<T>(), static_cast<T>(scale), &mask};
+    return {N, q.size(-2), k.size(-2), q.size(-1), v.size(-1), rows_of<const T>(q), rows_of<const T>(k), rows_of<const T>(v),
+            static_cast<T>(scale), &mask};
 }
 
 Shape batch_of(const Tensor& t) {
@@ -389,22 +462,23 @@ FlashAttentionResult flash_attention_with_lse(const Tensor& q_in, const Tensor& 
     const Shape batch = batch_of(q_in);
     const std::int64_t N = batch.numel(), Tq = q_in.size(-2), Tk = k_in.size(-2), d_v = v_in.size(-1);
     auto layout = std::make_shared<MaskLayout>(mask_layout(mask, batch, Tq, Tk));
-    const Tensor q = q_in.detach().contiguous(), k = k_in.detach().contiguous(), v = v_in.detach().contiguous();
+    const Tensor q = readable(q_in.detach()), k = readable(k_in.detach()), v = readable(v_in.detach());
     Shape out_shape = batch, lse_shape = batch;
     out_shape.push_back(Tq), out_shape.push_back(d_v), lse_shape.push_back(Tq);
-    Tensor out = empty(out_shape, dt), lse = empty(lse_shape, dt);
+    Tensor out = empty_laid_out_like(q, out_shape, dt), lse = empty(lse_shape, dt);
     auto run = [&]<typename T>(T) {
-        forward(problem<T>(N, q, k, v, scale, *layout), out.data_ptr<T>(), lse.data_ptr<T>());
+        forward(problem<T>(N, q, k, v, scale, *layout), rows_of<T>(out), lse.data_ptr<T>());
     };
     if (dt == kFloat32) run(float{}); else run(double{});
 
     record(out, "flash_attention", {q_in, k_in, v_in},
            [q, k, v, o = out.detach(), lse, layout, scale, N](const Tensor& grad) -> Grads {
-               const Tensor g = grad.contiguous();
-               Tensor dq = empty(q.shape(), q.dtype()), dk = empty(k.shape(), k.dtype()), dv = empty(v.shape(), v.dtype());
+               const Tensor g = readable(grad);
+               Tensor dq = empty_laid_out_like(q, q.shape(), q.dtype()), dk = empty_laid_out_like(k, k.shape(), k.dtype()),
+                      dv = empty_laid_out_like(v, v.shape(), v.dtype());
                auto run_backward = [&]<typename T>(T) {
-                   backward(problem<T>(N, q, k, v, scale, *layout), o.data_ptr<T>(), lse.data_ptr<T>(), g.data_ptr<T>(), dq.data_ptr<T>(), dk.data_ptr<T>(),
-                            dv.data_ptr<T>());
+                   backward(problem<T>(N, q, k, v, scale, *layout), rows_of<const T>(o), lse.data_ptr<T>(), rows_of<const T>(g),
+                            rows_of<T>(dq), rows_of<T>(dk), rows_of<T>(dv));
                };
                if (q.dtype() == kFloat32) run_backward(float{}); else run_backward(double{});
                return {dq, dk, dv};

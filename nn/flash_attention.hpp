@@ -35,6 +35,14 @@
 // Shapes: q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v] with the same
 // leading (batch) dims; float32 or float64. Read scaled_dot_product_attention
 // first: it is the formula this file computes, and the tests hold the two equal.
+//
+// Layout: q, k and v are read through their strides (any view whose rows are
+// contiguous, e.g. heads split off [B, T, H, d_k] by a transpose, or a k shared by
+// every head through expand); other views are copied first. The output's dims lie
+// in memory in q's order, as PyTorch's CPU flash kernel does: heads that came in as
+// a transposed view go out as one, and merging them back is a view, not a copy
+// (W6 1.05-1.08x, W4 1.00-1.10x in bench/ab.sh runs; README, issue 16). Each value
+// is the same whatever the layout.
 #pragma once
 #include <optional>
 

@@ -221,6 +221,48 @@ TEST_CASE("flash attention: the same bits at 1 and 2 threads", "[nn][flash][thre
     set_num_threads(before);
 }
 
+TEST_CASE("flash attention reads strided q, k, v in place and lays its output and gradients out like them", "[nn][flash][layout]") {
+    // MultiHeadAttention's heads: [B, T, H, d_k] seen as [B, H, T, d_k]. The kernel must give
+    // the bits it gives on contiguous copies, and an output whose transpose back is contiguous.
+    const std::int64_t B = 2, T = 70, H = 3, d = 16;
+    Generator gen(21);
+    const Tensor q0 = randn({B, T, H, d}, kFloat32, gen), k0 = randn({B, T, H, d}, kFloat32, gen),
+                 v0 = randn({B, T, H, d}, kFloat32, gen), g0 = randn({B, T, H, d}, kFloat32, gen);
+    const Mask mask = Mask::causal(T);
+    struct Out {
+        Tensor out, dq, dk, dv;  // dq, dk, dv as [B, H, T, d]
+    };
+    // split: [B, T, H, d] leaf -> the [B, H, T, d] operand the kernel sees
+    auto attend = [&](auto split) {
+        Tensor q = q0.detach().requires_grad_(), k = k0.detach().requires_grad_(), v = v0.detach().requires_grad_();
+        Tensor out = flash_attention(split(q), split(k), split(v), mask);
+        out.backward(split(g0));
+        return Out{out.detach(), split(q.grad()), split(k.grad()), split(v.grad())};
+    };
+    const Out copied = attend([](const Tensor& x) { return x.transpose(1, 2).contiguous(); });
+    const Out viewed = attend([](const Tensor& x) { return x.transpose(1, 2); });
+    CHECK(copied.out.is_contiguous());
+    CHECK(viewed.out.transpose(1, 2).is_contiguous());  // merging the heads back is a view
+    CHECK(bit_identical(viewed.out, copied.out));
+    CHECK(bit_identical(viewed.dq, copied.dq));
+    CHECK(bit_identical(viewed.dk, copied.dk));
+    CHECK(bit_identical(viewed.dv, copied.dv));
+
+    SECTION("rows that are not contiguous are copied first; a key and value shared by every head are read in place") {
+        Tensor qt = q0.transpose(1, 2).contiguous().transpose(2, 3).contiguous().transpose(2, 3);  // [B, H, T, d], d strided
+        REQUIRE(qt.strides()[3] != 1);
+        Tensor k1 = k0.narrow(2, 0, 1).transpose(1, 2), v1 = v0.narrow(2, 0, 1).transpose(1, 2);  // [B, 1, T, d]
+        Tensor ke = k1.expand({B, H, T, d}), ve = v1.expand({B, H, T, d});                       // stride 0 over heads
+        const Tensor ref = flash_attention(qt.contiguous(), ke.contiguous(), ve.contiguous(), mask);
+        CHECK(bit_identical(flash_attention(qt, ke, ve, mask), ref));
+        // an upstream gradient with stride 0 everywhere (from a sum) reaches the kernel too
+        Tensor kl = k1.detach().requires_grad_(), kc = k1.contiguous().detach().requires_grad_();
+        flash_attention(qt, kl.expand({B, H, T, d}), ve, mask).sum().backward();
+        flash_attention(qt.contiguous(), kc.expand({B, H, T, d}).contiguous(), ve.contiguous(), mask).sum().backward();
+        CHECK(bit_identical(kl.grad(), kc.grad()));
+    }
+}
+
 TEST_CASE("attention scale and shapes: named errors on both paths", "[nn][flash][errors]") {
     Tensor q = randn({1, 2, 4}), k = randn({1, 3, 4}), v = randn({1, 3, 4});
     for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(), -1.0}) {
