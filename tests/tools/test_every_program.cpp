@@ -148,6 +148,36 @@ TEST_CASE("bench/ab.sh answers --help, refuses bad input, and sets a binary besi
     CHECK_THAT(same.output, Contains("x |"));
 }
 
+// bench/profile.sh, a script: one workload under perf, its time summed by kind of work.
+TEST_CASE("bench/profile.sh answers --help, refuses bad input, and groups a profile", "[tools][cli][help][bench]") {
+    const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/profile.sh", bin = program_path("bench_workloads");
+    const auto profile = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {"/bin/sh", script});
+        return run_program(args, 120);
+    };
+    const auto help = profile({"--help"});
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Contains("bench/profile.sh [--only REGEX]"));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
+        {{"--fast"}, "unknown flag '--fast'"},
+        {{"--threads", "0", "--bin", bin}, "take positive integers, got '0'"},
+        {{"--top"}, "--top needs a value"},
+        {{"--bin", "/nonexistent/bench"}, "'/nonexistent/bench' is not an executable file"},
+    };
+    for (const auto& [args, message] : bad) {
+        const auto r = profile(args);
+        INFO(r.output);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.output, Contains(message));
+    }
+    // perf is not a dependency (README); where it is installed, GELU's kernel alone is mostly GELU.
+    if (run_program({"/bin/sh", "-c", "command -v perf"}, 10).exit_code != 0) return;
+    const auto gelu = profile({"--bin", bin, "--only", "kernel_gelu", "--top", "1"});
+    INFO(gelu.output);
+    REQUIRE(gelu.exit_code == 0);
+    CHECK_THAT(gelu.output, Contains("% of samples") && Contains("hottest functions:") && Contains("gelu_float_run"));
+}
+
 // bench_workloads' single-kernel rows, the ones a learner times after changing one kernel.
 TEST_CASE("bench_workloads times a single kernel at W4's shape, and nothing else, with --only", "[tools][cli][bench]") {
     const auto run = run_program({program_path("bench_workloads"), "--only", "kernel_layer_norm"}, 120);
