@@ -56,26 +56,28 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
     const bool drops = model_.config().dropout > 0 && model_.is_training();  // else no draw: the stream stays as it was
     for (int s = 0; s < n; ++s) {
         const auto [lo, rows] = shard_rows(B, n, s);
-        Shard& sh = shards[static_cast<std::size_t>(s)];
+        const auto slot = static_cast<std::size_t>(s);
+        Shard& sh = shards[slot];
         sh.ids = ids.narrow(0, lo, rows).contiguous();
         sh.targets = targets.narrow(0, lo, rows).contiguous();
         sh.padding = padding.batch_rows(lo, rows);
         std::int64_t mine = 0;
         for (std::int64_t i = lo * T; i < (lo + rows) * T; ++i) mine += t[static_cast<std::size_t>(i)] != kIgnoreIndex;
         sh.weight = count > 0 ? static_cast<double>(mine) / static_cast<double>(count) : 0.0;
-        replicas_[static_cast<std::size_t>(s)]->train(model_.is_training());
-        if (drops && dropout) dropout_gens_[static_cast<std::size_t>(s)].manual_seed(dropout->next_u64());
-        replicas_[static_cast<std::size_t>(s)]->set_dropout_generator(dropout ? &dropout_gens_[static_cast<std::size_t>(s)] : nullptr);
+        replicas_[slot]->train(model_.is_training());
+        if (drops && dropout) dropout_gens_[slot].manual_seed(dropout->next_u64());
+        replicas_[slot]->set_dropout_generator(dropout ? &dropout_gens_[slot] : nullptr);
     }
 
     // Each shard's forward and backward; parallel_for runs a chunk's ops serially.
     parallel_for(0, n, 1, [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t s = lo; s < hi; ++s) {
             Shard& sh = shards[static_cast<std::size_t>(s)];
+            Transformer& replica = *replicas_[static_cast<std::size_t>(s)];
             // Last step's gradients are freed here, by the thread that allocates the next ones:
             // a block goes back to the cache of the thread that frees it (tensor/allocator.cpp).
-            replicas_[static_cast<std::size_t>(s)]->zero_grad();
-            Tensor loss = cross_entropy(replicas_[static_cast<std::size_t>(s)]->forward(sh.ids, sh.padding), sh.targets);
+            replica.zero_grad();
+            Tensor loss = cross_entropy(replica.forward(sh.ids, sh.padding), sh.targets);
             if (sh.weight != 1.0) loss = loss * sh.weight;
             loss.backward();
             sh.loss = loss.item();
