@@ -157,7 +157,7 @@ test-browser: $(B)/browser_test $(B)/phase3_visualization
 gallery: $(B)/gallery
 	$(B)/gallery --out out
 
-## build       build the library, every program and the test binary (release)
+## build       build the library and every program (release; make test builds the test binary)
 build: programs
 
 programs: $(PROGS)
