@@ -282,15 +282,20 @@ void fill_rows(T* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, T va
 
 // ---- forward: one (n, query block) tile row --------------------------------------
 
+// The largest tile a problem has, [min(BQ, Tq), min(BK, Tk)]: at Tq = Tk = 32 (W6) that is
+// 4 KB of scores, not a 128 KB buffer sized for the largest tile any problem could have.
+inline std::int64_t tile_elements(std::int64_t Tq, std::int64_t Tk) { return std::min(BQ, Tq) * std::min(BK, Tk); }
+
+// A thread's buffers, allocated once per chunk of tasks (not once per head).
 template <typename T>
 struct ForwardScratch {
     Tensor kt_t, qs_t, s_t, m_t, l_t;
     T *kt, *qs, *S, *m;
     double* l;
-    ForwardScratch(std::int64_t Tk, std::int64_t dk) {
+    ForwardScratch(std::int64_t Tq, std::int64_t Tk, std::int64_t dk) {
         kt = scratch<T>(kt_t, dk * transposed_stride(Tk));  // kᵀ of the current head, [dk, Tk] in rows of transposed_stride
         qs = scratch<T>(qs_t, BQ * dk);
-        S = scratch<T>(s_t, BQ * BK);
+        S = scratch<T>(s_t, tile_elements(Tq, Tk));
         m = scratch<T>(m_t, BQ);
         l = scratch<double>(l_t, BQ);
     }
@@ -358,7 +363,7 @@ void forward(const Problem<T>& p, const Rows<T>& out, T* lse) {
     const double flops_per_task = 2.0 * rows_per_task * double(p.Tk) * double(p.dk + p.dv);
     const auto grain = static_cast<std::int64_t>(std::max(1.0, 4e5 / std::max(flops_per_task, 1.0)));
     parallel_for(0, tasks, grain, [&](std::int64_t lo, std::int64_t hi) {
-        ForwardScratch<T> w(p.Tk, p.dk);
+        ForwardScratch<T> w(p.Tq, p.Tk, p.dk);
         std::int64_t head = -1;
         for (std::int64_t t = lo; t < hi; ++t) {
             const std::int64_t n = t / runs, first = (t % runs) * run_blocks;
@@ -371,18 +376,27 @@ void forward(const Problem<T>& p, const Rows<T>& out, T* lse) {
 // ---- backward: one (batch, head) pair, all of its dq, dk, dv ------------------------
 
 template <typename T>
+struct BackwardScratch {
+    Tensor kt_t, vt_t, qs_t, d_t, s_t, dp_t;
+    T *kt, *vt, *qs, *D, *S, *dP;
+    explicit BackwardScratch(const Problem<T>& p) {
+        const std::int64_t ld = transposed_stride(p.Tk);
+        kt = scratch<T>(kt_t, p.dk * ld);                    // kᵀ, [dk, Tk] in rows ld apart
+        vt = scratch<T>(vt_t, p.dv * ld);                    // vᵀ, [dv, Tk] in rows ld apart
+        qs = scratch<T>(qs_t, p.Tq * p.dk);                  // q·scale, [Tq, dk]
+        D = scratch<T>(d_t, p.Tq);                           // D_i = dO_i · O_i = Σ_j P_ij dP_ij
+        S = scratch<T>(s_t, tile_elements(p.Tq, p.Tk));      // scores, then P
+        dP = scratch<T>(dp_t, tile_elements(p.Tq, p.Tk));    // dP, then dS
+    }
+};
+
+template <typename T>
 void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out, const T* lse, const Rows<const T>& dout,
-                   const Rows<T>& dq_rows, const Rows<T>& dk_rows, const Rows<T>& dv_rows) {
+                   const Rows<T>& dq_rows, const Rows<T>& dk_rows, const Rows<T>& dv_rows, BackwardScratch<T>& w) {
     constexpr T inf = std::numeric_limits<T>::infinity();
     const std::int64_t Tq = p.Tq, Tk = p.Tk, dk = p.dk, dv = p.dv;
-    Tensor kt_t, vt_t, qs_t, d_t, s_t, dp_t;
     const std::int64_t ld = transposed_stride(Tk);
-    T* kt = scratch<T>(kt_t, dk * ld);  // kᵀ, [dk, Tk] in rows ld apart
-    T* vt = scratch<T>(vt_t, dv * ld);  // vᵀ, [dv, Tk] in rows ld apart
-    T* qs = scratch<T>(qs_t, Tq * dk);  // q·scale, [Tq, dk]
-    T* D = scratch<T>(d_t, Tq);         // D_i = dO_i · O_i = Σ_j P_ij dP_ij
-    T* S = scratch<T>(s_t, BQ * BK);    // scores, then P
-    T* dP = scratch<T>(dp_t, BQ * BK);  // dP, then dS
+    T *kt = w.kt, *vt = w.vt, *qs = w.qs, *D = w.D, *S = w.S, *dP = w.dP;
     const T* k = p.k.row(n, 0);
     const T* o = out.row(n, 0);
     const T* g = dout.row(n, 0);
@@ -431,7 +445,8 @@ template <typename T>
 void backward(const Problem<T>& p, const Rows<const T>& out, const T* lse, const Rows<const T>& dout, const Rows<T>& dq,
               const Rows<T>& dk, const Rows<T>& dv) {
     parallel_for(0, p.N, 1, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t n = lo; n < hi; ++n) backward_head(p, n, out, lse, dout, dq, dk, dv);
+        BackwardScratch<T> w(p);
+        for (std::int64_t n = lo; n < hi; ++n) backward_head(p, n, out, lse, dout, dq, dk, dv, w);
     });
 }
 

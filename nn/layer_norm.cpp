@@ -78,10 +78,11 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     // weight were a strided view (contiguous() then returns a copy).
     Tensor xc = contiguous(x), wc = contiguous(weight), bc = contiguous(bias);
     Tensor y = empty(x.shape(), x.dtype());
-    Tensor mu = empty({rows}, x.dtype()), rstd = empty({rows}, x.dtype());  // saved for backward
+    const bool want_grad = needs_grad({x, weight, bias});  // mu, rstd: saved for backward, so not made in inference
+    Tensor mu = want_grad ? empty({rows}, x.dtype()) : Tensor(), rstd = want_grad ? empty({rows}, x.dtype()) : Tensor();
     dispatch_float(x.dtype(), "layer_norm", [&]<typename T>(T) {
         const T *px = xc.data_ptr<T>(), *pw = wc.data_ptr<T>(), *pb = bc.data_ptr<T>();
-        T *py = y.data_ptr<T>(), *pm = mu.data_ptr<T>(), *pr = rstd.data_ptr<T>();
+        T *py = y.data_ptr<T>(), *pm = want_grad ? mu.data_ptr<T>() : nullptr, *pr = want_grad ? rstd.data_ptr<T>() : nullptr;
         // A block of rows per step: every row's mean, then every row's variance, then
         // their outputs. Each row's arithmetic is the same as one row at a time (the same
         // bits); side by side, the rows' chains of dependent additions overlap, where one
@@ -104,7 +105,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
                 inv[i] = 1.0 / std::sqrt(ss / static_cast<double>(d) + eps);
             }
             for (std::int64_t i = 0; i < n; ++i) {
-                pm[r0 + i] = static_cast<T>(m[i]), pr[r0 + i] = static_cast<T>(inv[i]);
+                if (want_grad) pm[r0 + i] = static_cast<T>(m[i]), pr[r0 + i] = static_cast<T>(inv[i]);
                 normalise_row(d, block + i * d, pw, pb, m[i], inv[i], py + (r0 + i) * d);
             }
         }

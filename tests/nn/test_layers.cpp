@@ -9,6 +9,7 @@
 #include "tests/support/gradcheck_helpers.hpp"
 #include "nn/layers.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/allocator.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
@@ -148,6 +149,19 @@ TEST_CASE("fused layer_norm gives each row the bits it gets alone, whatever bloc
                         CHECK(std::bit_cast<std::uint64_t>(alone[j]) == std::bit_cast<std::uint64_t>(y[r * d + j]));
                 }
             }
+}
+
+TEST_CASE("fused layer_norm in inference saves nothing for backward, with the bits of the recorded op", "[nn][layers][layernorm]") {
+    Generator g(12);
+    const Tensor x = uniform({6, 32}, -3, 3, kFloat32, g);
+    Tensor w = uniform({32}, 0.5, 1.5, kFloat32, g).requires_grad_(), b = uniform({32}, -1, 1, kFloat32, g).requires_grad_();
+    const Tensor recorded = layer_norm(x, w, b);
+    NoGradGuard no_grad;
+    Tensor inferred;
+    // The output alone (6 × 32 floats); recording also keeps each row's mean and 1/σ.
+    const double bytes = peak_extra_storage_bytes([&] { inferred = layer_norm(x, w, b); });
+    CHECK(bytes == 6 * 32 * sizeof(float));
+    CHECK(attnlab::testing::bit_identical(inferred, recorded.detach()));
 }
 
 TEST_CASE("Linear in inference adds its bias in place, with the bits of the recorded graph", "[nn][layers]") {
