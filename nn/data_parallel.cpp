@@ -72,8 +72,9 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
     // Each shard's forward and backward; parallel_for runs a chunk's ops serially.
     parallel_for(0, n, 1, [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t s = lo; s < hi; ++s) {
-            Shard& sh = shards[static_cast<std::size_t>(s)];
-            Transformer& replica = *replicas_[static_cast<std::size_t>(s)];
+            const auto slot = static_cast<std::size_t>(s);
+            Shard& sh = shards[slot];
+            Transformer& replica = *replicas_[slot];
             // Last step's gradients are freed here, by the thread that allocates the next ones:
             // a block goes back to the cache of the thread that frees it (tensor/allocator.cpp).
             replica.zero_grad();
