@@ -144,10 +144,14 @@ std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, 
     return std::min(bk, (last - j0 + 1 + 15) / 16 * 16);
 }
 
-// Blocked pairs of a partly allowed tile -> −inf, so exp gives them exactly 0. The band
-// rules cut each row to an interval of keys; strided rules and tensors go key by key.
+// A partly allowed tile, for the softmax over its rows: keys[i] = how many of the tile's
+// keys row i looks at, up to its last allowed key by the band rules (causal, local); the
+// softmax takes S_i[keys[i], bk) as blocked and gives them weight 0 without reading them.
+// Blocked keys before that are set to −inf, so exp gives them exactly 0: those before a
+// local window's start, and those a strided rule or a mask tensor blocks, key by key.
 template <typename T>
-void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
+void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk,
+               std::int64_t* keys) {
     constexpr T blocked = -std::numeric_limits<T>::infinity();
     bool per_key = m != nullptr;
     for (const MaskRule& r : L.rules) per_key |= r.kind == MaskRule::Kind::strided;
@@ -159,29 +163,38 @@ void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::
             if (r.kind == MaskRule::Kind::causal) hi = std::min(hi, p);
             if (r.kind == MaskRule::Kind::local) lo = std::max(lo, p - r.param), hi = std::min(hi, p + r.param);
         }
-        if (lo > hi) lo = hi = j0 + bk;  // nothing allowed: block the whole row
-        std::fill(Si, Si + std::clamp<std::int64_t>(lo - j0, 0, bk), blocked);
-        std::fill(Si + std::clamp<std::int64_t>(hi + 1 - j0, 0, bk), Si + bk, blocked);
+        keys[i] = lo > hi ? 0 : std::clamp<std::int64_t>(hi + 1 - j0, 0, bk);  // lo > hi: nothing allowed
+        std::fill(Si, Si + std::clamp<std::int64_t>(lo - j0, 0, keys[i]), blocked);
         if (per_key)
-            for (std::int64_t j = std::max(lo, j0); j <= std::min(hi, j0 + bk - 1); ++j)
+            for (std::int64_t j = std::max(lo, j0); j < j0 + keys[i]; ++j)
                 if (!L.at(m, i0 + i, j)) Si[j - j0] = blocked;
     }
 }
 
 // ---- one row of exponentials: the vectorised exp for float, std::exp for double ----
 
-float row_max(const float* x, std::int64_t n) { return ::attnlab::detail::row_max(x, n); }
-double row_max(const double* x, std::int64_t n) {
-    double m = -std::numeric_limits<double>::infinity();
-    for (std::int64_t j = 0; j < n; ++j) m = std::max(m, x[j]);
-    return m;
+// m[i] = max(m[i], the first keys[i] scores of row i) for the rows of a [rows, width] tile.
+void row_max_rows(const float* S, std::int64_t width, const std::int64_t* keys, float* m, std::int64_t rows) {
+    ::attnlab::detail::row_max_rows(S, width, keys, m, rows);
 }
-// y = exp(x − m), returns Σ y (x − m ≤ 0).
-double exp_shifted(const float* x, float m, float* y, std::int64_t n) { return ::attnlab::detail::exp_shifted_sum_block(x, m, y, n); }
-double exp_shifted(const double* x, double m, double* y, std::int64_t n) {
-    double s = 0;
-    for (std::int64_t j = 0; j < n; ++j) s += (y[j] = std::exp(x[j] - m));
-    return s;
+void row_max_rows(const double* S, std::int64_t width, const std::int64_t* keys, double* m, std::int64_t rows) {
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < keys[i]; ++j) m[i] = std::max(m[i], S[i * width + j]);
+}
+
+// Row i of a [rows, width] tile -> P_i: exp(S_ij − m_i) for j < keys[i] and 0 after;
+// sums[i] = Σ_j P_ij. Vectorised for float (softmax_row.hpp), std::exp for double.
+void exp_shifted_rows(float* S, std::int64_t width, const std::int64_t* keys, const float* m, double* sums, std::int64_t rows) {
+    ::attnlab::detail::exp_shifted_sum_rows(S, width, keys, m, sums, rows);
+}
+void exp_shifted_rows(double* S, std::int64_t width, const std::int64_t* keys, const double* m, double* sums, std::int64_t rows) {
+    for (std::int64_t i = 0; i < rows; ++i) {
+        double* Si = S + i * width;
+        double s = 0;
+        for (std::int64_t j = 0; j < keys[i]; ++j) s += (Si[j] = std::exp(Si[j] - m[i]));
+        std::fill(Si + keys[i], Si + width, 0.0);
+        sums[i] = s;
+    }
 }
 
 // One operand as the kernel reads or writes it: row r of (batch, head) pair n starts at
@@ -301,6 +314,7 @@ struct ForwardScratch {
     }
 };
 
+// lse: null when nobody will read it (no backward, not asked for).
 template <typename T>
 void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Rows<T>& out, T* lse, ForwardScratch<T>& w) {
     constexpr T inf = std::numeric_limits<T>::infinity();
@@ -318,22 +332,27 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
         const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, p.Tk - j0));
         T* S = w.S;  // [bq, bk]
         detail::tile_product<T>(bq, bk, dk, w.qs, dk, 1, w.kt + j0, transposed_stride(p.Tk), S, bk, false);  // S = q_I·scale k_Jᵀ
-        if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
+        // Row i's softmax runs over its first keys[i] keys, up to its last allowed one: on a
+        // causal diagonal tile of 32, row 0 reads 1 score, not 32.
+        std::int64_t keys[BQ];
+        if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk, keys);
+        else std::fill(keys, keys + bq, bk);
+        T m_new[BQ];
+        double row_sum[BQ];
+        std::copy(w.m, w.m + bq, m_new);
+        row_max_rows(S, bk, keys, m_new, bq);
+        for (std::int64_t i = 0; i < bq; ++i)
+            if (m_new[i] == -inf) keys[i] = 0;  // every key so far blocked: nothing to add yet
+        exp_shifted_rows(S, bk, keys, m_new, row_sum, bq);  // S_i -> P_i = exp(S_i − m_new)
         for (std::int64_t i = 0; i < bq; ++i) {
-            T* Si = S + i * bk;
-            const T m_new = std::max(w.m[i], row_max(Si, bk));
-            if (m_new == -inf) {  // every key so far blocked: nothing to add yet
-                std::fill(Si, Si + bk, T(0));
-                continue;
-            }
-            const double row_sum = exp_shifted(Si, m_new, Si, bk);  // S_i -> P_i = exp(S_i − m_new)
-            if (w.m[i] != m_new && w.m[i] != -inf) {                  // the max moved: rescale what came before
-                const T alpha = std::exp(w.m[i] - m_new);
+            if (m_new[i] == -inf) continue;
+            if (w.m[i] != m_new[i] && w.m[i] != -inf) {  // the max moved: rescale what came before
+                const T alpha = std::exp(w.m[i] - m_new[i]);
                 w.l[i] *= alpha;
                 for (std::int64_t c2 = 0; c2 < dv; ++c2) o[i * ldo + c2] *= alpha;
             }
-            w.l[i] += row_sum;
-            w.m[i] = m_new;
+            w.l[i] += row_sum[i];
+            w.m[i] = m_new[i];
         }
         detail::tile_product<T>(bq, dv, bk, S, bk, 1, v + j0 * ldv, ldv, o, ldo, true);  // o += P v_J
     }
@@ -341,10 +360,9 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
         if (w.l[i] > 0) {
             const T inv = static_cast<T>(1.0 / w.l[i]);
             for (std::int64_t c2 = 0; c2 < dv; ++c2) o[i * ldo + c2] *= inv;
-            lse[n * p.Tq + i0 + i] = w.m[i] + static_cast<T>(std::log(w.l[i]));
-        } else {
-            lse[n * p.Tq + i0 + i] = -inf;  // fully masked row: output stays 0
         }
+        // fully masked row: output stays 0, lse −inf
+        if (lse) lse[n * p.Tq + i0 + i] = w.l[i] > 0 ? w.m[i] + static_cast<T>(std::log(w.l[i])) : -inf;
     }
 }
 
@@ -422,12 +440,13 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             if (c == Cover::none) continue;
             const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, Tk - j0));
             detail::tile_product<T>(bq, bk, dk, qs + i0 * dk, dk, 1, kt + j0, ld, S, bk, false);  // S, as in forward
-            if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk);
-            for (std::int64_t i = 0; i < bq; ++i) {  // P = exp(S − lse): the forward's weights, rebuilt
-                T* Si = S + i * bk;
-                if (L[i0 + i] == -inf) std::fill(Si, Si + bk, T(0));  // fully masked row: no weights, no gradient
-                else exp_shifted(Si, L[i0 + i], Si, bk);
-            }
+            std::int64_t keys[BQ];  // as in forward
+            if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk, keys);
+            else std::fill(keys, keys + bq, bk);
+            for (std::int64_t i = 0; i < bq; ++i)
+                if (L[i0 + i] == -inf) keys[i] = 0;  // fully masked row: no weights, no gradient
+            double unused[BQ];
+            exp_shifted_rows(S, bk, keys, L + i0, unused, bq);  // P = exp(S − lse): the forward's weights, rebuilt
             const T* gI = g + i0 * ldg;
             detail::tile_product<T>(bk, dv, bq, S, 1, bk, gI, ldg, dv_out + j0 * ldv_grad, ldv_grad, true);  // dV_J += Pᵀ dO_I
             detail::tile_product<T>(bq, bk, dv, gI, ldg, 1, vt + j0, ld, dP, bk, false);                     // dP = dO_I v_Jᵀ
@@ -462,10 +481,11 @@ Shape batch_of(const Tensor& t) {
     return b;
 }
 
-}  // namespace
-
-FlashAttentionResult flash_attention_with_lse(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Mask& mask,
-                                              std::optional<double> scale_opt) {
+// The forward, and its backward recorded. lse is made when the caller asked for it or a
+// backward will need it: in inference (generation) nobody reads it, and its log per row
+// was 1% of W6.
+FlashAttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Mask& mask,
+                            std::optional<double> scale_opt, bool lse_wanted) {
     if (q_in.dim() < 2 || k_in.dim() != q_in.dim() || v_in.dim() != q_in.dim() || q_in.size(-1) != k_in.size(-1) ||
         k_in.size(-2) != v_in.size(-2) || batch_of(q_in) != batch_of(k_in) || batch_of(q_in) != batch_of(v_in))
         throw ShapeError("flash_attention: expected q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v] with the same batch dims; got q " +
@@ -480,9 +500,10 @@ FlashAttentionResult flash_attention_with_lse(const Tensor& q_in, const Tensor& 
     const Tensor q = readable(q_in.detach()), k = readable(k_in.detach()), v = readable(v_in.detach());
     Shape out_shape = batch, lse_shape = batch;
     out_shape.push_back(Tq), out_shape.push_back(d_v), lse_shape.push_back(Tq);
-    Tensor out = empty_laid_out_like(q, out_shape, dt), lse = empty(lse_shape, dt);
+    Tensor out = empty_laid_out_like(q, out_shape, dt);
+    const Tensor lse = lse_wanted || needs_grad({q_in, k_in, v_in}) ? empty(lse_shape, dt) : Tensor();
     auto run = [&]<typename T>(T) {
-        forward(problem<T>(N, q, k, v, scale, *layout), rows_of<T>(out), lse.data_ptr<T>());
+        forward(problem<T>(N, q, k, v, scale, *layout), rows_of<T>(out), lse.defined() ? lse.data_ptr<T>() : nullptr);
     };
     if (dt == kFloat32) run(float{}); else run(double{});
 
@@ -501,8 +522,15 @@ FlashAttentionResult flash_attention_with_lse(const Tensor& q_in, const Tensor& 
     return {out, lse};
 }
 
+}  // namespace
+
+FlashAttentionResult flash_attention_with_lse(const Tensor& q, const Tensor& k, const Tensor& v, const Mask& mask,
+                                              std::optional<double> scale) {
+    return attend(q, k, v, mask, scale, true);
+}
+
 Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Mask& mask, std::optional<double> scale) {
-    return flash_attention_with_lse(q, k, v, mask, scale).output;
+    return attend(q, k, v, mask, scale, false).output;
 }
 
 Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& additive_mask,

@@ -30,6 +30,23 @@ double exp_shifted_sum(const float* x, float m, float* y, std::int64_t n);
 // exp_shifted_sum's widening to double on every vector (forward at T 2048: 63 -> 56 ms).
 double exp_shifted_sum_block(const float* x, float m, float* y, std::int64_t n);
 
+// m[i] = max(m[i], x_i0, ..., x_i(n[i]−1)) for the rows of a flash_attention tile (row i at
+// x + i·width). NaNs are skipped, as in row_max; the lanes are reduced in a tree, so a
+// maximum of zero may have the other sign than row_max's (exp(x − m) cannot tell).
+void row_max_rows(const float* x, std::int64_t width, const std::int64_t* n, float* m, std::int64_t rows);
+
+// The rows of a flash_attention tile at once, in place: row i, at x + i·width, becomes
+// exp(x_ij − m[i]) for j < n[i] and 0 for n[i] ≤ j < width, and sums[i] gets the sum.
+// The bits of exp_shifted_sum_block row by row (the same lanes, added in the same order;
+// tests/tensor/test_softmax.cpp checks): what changes is the schedule. A causal 32-key
+// row is one or two vectors, and one vector's exp is a chain of a dozen dependent
+// multiply-adds that the core, row after row, mostly waits out; here the vectors of
+// several rows go through exp a block at a time, as GELU's erfc does (unary.cpp).
+// A row with n[i] = 0 becomes all 0, whatever m[i] (−inf included); others need
+// x_ij − m[i] ≤ 0 for j < n[i], as exp_shifted_sum does.
+void exp_shifted_sum_rows(float* x, std::int64_t width, const std::int64_t* n, const float* m, double* sums,
+                          std::int64_t rows);
+
 // y[j] *= a for j < n.
 void scale_row(float* y, float a, std::int64_t n);
 

@@ -131,6 +131,45 @@ TEST_CASE("a block row's exp sum: float lanes, then the lanes added in double as
     CHECK(detail::exp_shifted_sum_block(crafted.data(), 0.0f, std::vector<float>(L).data(), L) == 1 + 0x1p-52);
 }
 
+TEST_CASE("a flash tile's rows at once: row_max's maximum and exp_shifted_sum_block's bits, row by row", "[tensor][softmax][exp]") {
+    // row_max_rows and exp_shifted_sum_rows reschedule the per-row functions over a whole
+    // tile: every P_ij, sum and maximum must be the bits the per-row ones give. Widths of
+    // a partial vector, one vector and more (a row's end inside or at a vector's end), and
+    // keys per row from 0 (all blocked) to the width, with −inf scores among them (a mask).
+    constexpr std::int64_t L = detail::vec::kLanes;
+    Generator g(12);
+    for (std::int64_t width : {std::int64_t{5}, L, 2 * L, 2 * L + 3, std::int64_t{100}}) {
+        const std::int64_t rows = 37;
+        std::vector<float> x = (randn({rows, width}, kFloat32, g) * 4.0).to_vector<float>();
+        std::vector<std::int64_t> n(static_cast<std::size_t>(rows));
+        for (std::int64_t i = 0; i < rows; ++i) {
+            n[static_cast<std::size_t>(i)] = (i * 7) % (width + 1);
+            if (i % 5 == 0) x[static_cast<std::size_t>(i * width)] = -INFINITY;
+        }
+        std::vector<float> m(static_cast<std::size_t>(rows), -INFINITY);
+        m[3] = 100.0f;  // a running maximum above every score of its row
+        std::vector<float> want_m = m;
+        detail::row_max_rows(x.data(), width, n.data(), m.data(), rows);
+        std::vector<float> want_p = x, got_p = x;
+        std::vector<double> want_sum(static_cast<std::size_t>(rows)), got_sum(static_cast<std::size_t>(rows), -1.0);
+        std::vector<std::int64_t> keys = n;
+        for (std::int64_t i = 0; i < rows; ++i) {
+            const auto r = static_cast<std::size_t>(i);
+            want_m[r] = std::max(want_m[r], detail::row_max(x.data() + i * width, n[r]));
+            INFO("width " << width << ", row " << i << ", " << n[r] << " keys");
+            CHECK(m[r] == want_m[r]);
+            if (m[r] == -INFINITY) keys[r] = 0;  // as flash_attention does: nothing to exponentiate
+            float* row = want_p.data() + i * width;
+            want_sum[r] = keys[r] ? detail::exp_shifted_sum_block(row, m[r], row, keys[r]) : 0.0;
+            std::fill(row + keys[r], row + width, 0.0f);
+        }
+        detail::exp_shifted_sum_rows(got_p.data(), width, keys.data(), m.data(), got_sum.data(), rows);
+        INFO("width " << width);
+        CHECK(std::memcmp(got_p.data(), want_p.data(), got_p.size() * sizeof(float)) == 0);
+        CHECK(std::memcmp(got_sum.data(), want_sum.data(), got_sum.size() * sizeof(double)) == 0);
+    }
+}
+
 TEST_CASE("float softmax along the last dim agrees with the double computation", "[tensor][softmax]") {
     manual_seed(3);
     for (std::int64_t n : {1, 5, 16, 17, 100, 1000}) {
