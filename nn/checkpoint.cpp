@@ -114,7 +114,7 @@ void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, cons
 
 std::string first_non_finite(const Tensor& t) {
     const Tensor c = t.contiguous();
-    const float* p = c.data_ptr<float>();
+    const float* p = c.const_data_ptr<float>();
     for (std::int64_t i = 0; i < c.numel(); ++i)
         if (!std::isfinite(p[i])) return std::string(std::isnan(p[i]) ? "nan" : p[i] > 0 ? "inf" : "-inf") + " at element " + std::to_string(i);
     return "";

@@ -76,7 +76,7 @@ struct MaskLayout {
             off += (n % batch_sizes[d]) * batch_strides[d];
             n /= batch_sizes[d];
         }
-        return allowed.data_ptr<float>() + off;
+        return allowed.const_data_ptr<float>() + off;
     }
     bool at(const float* m, std::int64_t i, std::int64_t j) const {
         for (const MaskRule& r : rules)
@@ -211,7 +211,10 @@ struct Rows {
 // t [..., T, d] with a unit stride in d (see readable()), as Rows.
 template <typename T>
 Rows<T> rows_of(const Tensor& t) {
-    Rows<T> x{t.data_ptr<std::remove_const_t<T>>(), t.strides()[t.dim() - 2], {}};
+    T* data;
+    if constexpr (std::is_const_v<T>) data = t.const_data_ptr<std::remove_const_t<T>>();  // read only: no write counted
+    else data = t.data_ptr<T>();
+    Rows<T> x{data, t.strides()[t.dim() - 2], {}};
     const std::int64_t batch_dims = t.dim() - 2;
     std::int64_t N = 1;
     for (std::int64_t d = 0; d < batch_dims; ++d) N *= t.size(d);
@@ -513,7 +516,7 @@ FlashAttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor
                Tensor dq = empty_laid_out_like(q, q.shape(), q.dtype()), dk = empty_laid_out_like(k, k.shape(), k.dtype()),
                       dv = empty_laid_out_like(v, v.shape(), v.dtype());
                auto run_backward = [&]<typename T>(T) {
-                   backward(problem<T>(N, q, k, v, scale, *layout), rows_of<const T>(o), lse.data_ptr<T>(), rows_of<const T>(g),
+                   backward(problem<T>(N, q, k, v, scale, *layout), rows_of<const T>(o), lse.const_data_ptr<T>(), rows_of<const T>(g),
                             rows_of<T>(dq), rows_of<T>(dk), rows_of<T>(dv));
                };
                if (q.dtype() == kFloat32) run_backward(float{}); else run_backward(double{});

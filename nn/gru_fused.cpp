@@ -53,15 +53,15 @@ Tensor gru_fused(const Tensor& gates_x, const Tensor& h0, const Tensor& weight_h
         dispatch_float(gx.dtype(), "gru_fused", [&]<typename F>(F) {
             for (std::int64_t t = 0; t < T; ++t) {
                 const Tensor gh = matmul(h, weight_hh.mT());  // [B, 3H] = W_hh h (b_hh is added below)
-                const F* ghp = gh.data_ptr<F>();
-                const F* bp = bh.data_ptr<F>();
+                const F* ghp = gh.const_data_ptr<F>();
+                const F* bp = bh.const_data_ptr<F>();
                 F* hp = h.data_ptr<F>();
                 F* s = saved.data_ptr<F>() + t * kSavedCount * B * H;
                 auto at = [&](Saved k, std::int64_t b) { return s + (k * B + b) * H; };
                 for (std::int64_t b = 0; b < B; ++b) {
                     std::copy(hp + b * H, hp + (b + 1) * H, at(kHPrev, b));
                     if (!is_valid(lengths, b, t)) continue;  // the state is carried unchanged, the output stays 0
-                    const F* xg = gx.data_ptr<F>() + (b * T + t) * 3 * H;
+                    const F* xg = gx.const_data_ptr<F>() + (b * T + t) * 3 * H;
                     const F* hg = ghp + b * 3 * H;
                     F* o = out.data_ptr<F>() + (b * T + t) * H;
                     for (std::int64_t j = 0; j < H; ++j) {
@@ -87,7 +87,7 @@ Tensor gru_fused(const Tensor& gates_x, const Tensor& h0, const Tensor& weight_h
         std::vector<double> dbias(static_cast<std::size_t>(3 * H), 0.0);  // Σ over steps and batch of dgh
         dispatch_float(g.dtype(), "gru_fused backward", [&]<typename F>(F) {
             for (std::int64_t t = T - 1; t >= 0; --t) {
-                const F* s = saved.data_ptr<F>() + t * kSavedCount * B * H;
+                const F* s = saved.const_data_ptr<F>() + t * kSavedCount * B * H;
                 auto at = [&](Saved k, std::int64_t b) { return s + (k * B + b) * H; };
                 F* dgh = dgh_all.data_ptr<F>() + t * B * 3 * H;
                 Tensor dh_direct = dh.clone();  // the part of dL/dh_{t−1} that skips W_hh: z ⊙ dh (or all of dh if invalid)
@@ -95,7 +95,7 @@ Tensor gru_fused(const Tensor& gates_x, const Tensor& h0, const Tensor& weight_h
                 F* dd = dh_direct.data_ptr<F>();
                 for (std::int64_t b = 0; b < B; ++b) {
                     if (!is_valid(lengths, b, t)) continue;  // h_t = h_{t−1}: dh passes straight through, no gate gets gradient
-                    const F* go = dout.data_ptr<F>() + (b * T + t) * H;
+                    const F* go = dout.const_data_ptr<F>() + (b * T + t) * H;
                     F* dx = dgx.data_ptr<F>() + (b * T + t) * 3 * H;
                     F* dhg = dgh + b * 3 * H;
                     for (std::int64_t j = 0; j < H; ++j) {

@@ -81,7 +81,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     const bool want_grad = needs_grad({x, weight, bias});  // mu, rstd: saved for backward, so not made in inference
     Tensor mu = want_grad ? empty({rows}, x.dtype()) : Tensor(), rstd = want_grad ? empty({rows}, x.dtype()) : Tensor();
     dispatch_float(x.dtype(), "layer_norm", [&]<typename T>(T) {
-        const T *px = xc.data_ptr<T>(), *pw = wc.data_ptr<T>(), *pb = bc.data_ptr<T>();
+        const T *px = xc.const_data_ptr<T>(), *pw = wc.const_data_ptr<T>(), *pb = bc.const_data_ptr<T>();
         T *py = y.data_ptr<T>(), *pm = want_grad ? mu.data_ptr<T>() : nullptr, *pr = want_grad ? rstd.data_ptr<T>() : nullptr;
         // A block of rows per step: every row's mean, then every row's variance, then
         // their outputs. Each row's arithmetic is the same as one row at a time (the same
@@ -114,8 +114,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         Tensor gc = contiguous(g);
         Tensor dx = empty(shape, g.dtype()), dw = zeros({d}, g.dtype()), db = zeros({d}, g.dtype());
         dispatch_float(g.dtype(), "layer_norm", [&]<typename T>(T) {
-            const T *px = xc.data_ptr<T>(), *pg = gc.data_ptr<T>(), *pw = wc.data_ptr<T>();
-            const T *pm = mu.data_ptr<T>(), *pr = rstd.data_ptr<T>();
+            const T *px = xc.const_data_ptr<T>(), *pg = gc.const_data_ptr<T>(), *pw = wc.const_data_ptr<T>();
+            const T *pm = mu.const_data_ptr<T>(), *pr = rstd.const_data_ptr<T>();
             T *pdx = dx.data_ptr<T>(), *pdw = dw.data_ptr<T>(), *pdb = db.data_ptr<T>();
             for (std::int64_t r = 0; r < rows; ++r) {
                 normalise_row_backward(d, px + r * d, pg + r * d, pw, static_cast<double>(pm[r]),

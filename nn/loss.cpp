@@ -35,7 +35,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, std::int64_t i
     double total = 0;
     std::int64_t count = 0;
     dispatch_float(x.dtype(), "cross_entropy", [&]<typename T>(T) {
-        const T* px = x.data_ptr<T>();
+        const T* px = x.const_data_ptr<T>();
         T* pp = probs.data_ptr<T>();
         for (std::int64_t n = 0; n < N; ++n) {
             const T* row = px + n * V;

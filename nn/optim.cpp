@@ -66,7 +66,7 @@ void SGD::step() {
         const Tensor& p = params_[i].tensor;
         if (!p.grad().defined()) continue;
         float* w = p.data_ptr<float>();
-        const float* g = p.grad().data_ptr<float>();
+        const float* g = p.grad().const_data_ptr<float>();
         // The buffer starts at zero, so the first step sets it to d — torch's "buf = d" on first use.
         float* v = momentum != 0 ? buffer("momentum", i).data_ptr<float>() : nullptr;
         for (std::int64_t j = 0, n = p.numel(); j < n; ++j) {
@@ -145,7 +145,7 @@ double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
         if (!p.grad().defined()) continue;
         const Tensor g = contiguous(p.grad());
         dispatch_float(g.dtype(), "clip_grad_norm", [&]<typename T>(T) {
-            const T* pg = g.data_ptr<T>();
+            const T* pg = g.const_data_ptr<T>();
             for (std::int64_t j = 0, n = g.numel(); j < n; ++j) total += static_cast<double>(pg[j]) * static_cast<double>(pg[j]);
         });
     }

@@ -27,12 +27,12 @@ Tensor additive_scores(const Tensor& q, const Tensor& k, const Tensor& v) {
     Tensor scores = empty({B, Tq, Tk}, q.dtype());
     Tensor t = empty({B, Tq, Tk, A}, q.dtype());  // tanh(q_i + k_j), saved for backward
     dispatch_float(q.dtype(), "additive_scores", [&]<typename F>(F) {
-        const F* vp = vc.data_ptr<F>();
+        const F* vp = vc.const_data_ptr<F>();
         for (std::int64_t b = 0; b < B; ++b)
             for (std::int64_t i = 0; i < Tq; ++i) {
-                const F* qi = qc.data_ptr<F>() + (b * Tq + i) * A;
+                const F* qi = qc.const_data_ptr<F>() + (b * Tq + i) * A;
                 for (std::int64_t j = 0; j < Tk; ++j) {
-                    const F* kj = kc.data_ptr<F>() + (b * Tk + j) * A;
+                    const F* kj = kc.const_data_ptr<F>() + (b * Tk + j) * A;
                     F* tp = t.data_ptr<F>() + ((b * Tq + i) * Tk + j) * A;
                     double e = 0;
                     for (std::int64_t c = 0; c < A; ++c) e += static_cast<double>(vp[c]) * (tp[c] = fused::tanh(qi[c] + kj[c]));
@@ -46,14 +46,14 @@ Tensor additive_scores(const Tensor& q, const Tensor& k, const Tensor& v) {
         Tensor dq = zeros({B, Tq, A}, g.dtype()), dk = zeros({B, Tk, A}, g.dtype());
         std::vector<double> dv(static_cast<std::size_t>(A), 0.0);
         dispatch_float(g.dtype(), "additive_scores backward", [&]<typename F>(F) {
-            const F* vp = vc.data_ptr<F>();
+            const F* vp = vc.const_data_ptr<F>();
             for (std::int64_t b = 0; b < B; ++b)
                 for (std::int64_t i = 0; i < Tq; ++i) {
                     F* dqi = dq.data_ptr<F>() + (b * Tq + i) * A;
                     for (std::int64_t j = 0; j < Tk; ++j) {
-                        const F gij = gc.data_ptr<F>()[(b * Tq + i) * Tk + j];
+                        const F gij = gc.const_data_ptr<F>()[(b * Tq + i) * Tk + j];
                         if (gij == 0) continue;  // masked keys get no gradient: skip their work
-                        const F* tp = t.data_ptr<F>() + ((b * Tq + i) * Tk + j) * A;
+                        const F* tp = t.const_data_ptr<F>() + ((b * Tq + i) * Tk + j) * A;
                         F* dkj = dk.data_ptr<F>() + (b * Tk + j) * A;
                         for (std::int64_t c = 0; c < A; ++c) {
                             const F d = gij * vp[c] * (F(1) - tp[c] * tp[c]);

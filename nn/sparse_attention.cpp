@@ -20,7 +20,7 @@ Tensor sparsemax(const Tensor& scores) {
     dispatch_float(z.dtype(), "sparsemax", [&]<typename F>(F) {
         std::vector<F> sorted(static_cast<std::size_t>(n));
         for (std::int64_t row = 0; row < rows; ++row) {
-            const F* zr = z.data_ptr<F>() + row * n;
+            const F* zr = z.const_data_ptr<F>() + row * n;
             F* pr = out.data_ptr<F>() + row * n;
             std::copy(zr, zr + n, sorted.begin());
             std::sort(sorted.begin(), sorted.end(), std::greater<F>());
@@ -44,8 +44,8 @@ Tensor sparsemax(const Tensor& scores) {
         Tensor dz = zeros(p.shape(), p.dtype());
         dispatch_float(p.dtype(), "sparsemax backward", [&]<typename F>(F) {
             for (std::int64_t row = 0; row < rows; ++row) {
-                const F* pr = p.data_ptr<F>() + row * n;
-                const F* gr = gc.data_ptr<F>() + row * n;
+                const F* pr = p.const_data_ptr<F>() + row * n;
+                const F* gr = gc.const_data_ptr<F>() + row * n;
                 F* dr = dz.data_ptr<F>() + row * n;
                 double g_sum = 0;
                 std::int64_t support = 0;

@@ -31,8 +31,8 @@ static Tensor binary_map(const char* name, const Tensor& a, const Tensor& b, Op 
     dispatch_float(a.dtype(), name, [&]<typename T>(T) {
         T* po = out.data_ptr<T>();
         if (a.shape() == shape && b.shape() == shape && a.is_contiguous() && b.is_contiguous()) {
-            const T* pa = a.data_ptr<T>();
-            const T* pb = b.data_ptr<T>();
+            const T* pa = a.const_data_ptr<T>();
+            const T* pb = b.const_data_ptr<T>();
             parallel_for_elements(out.numel(), 1, [&](std::int64_t lo, std::int64_t hi) {
                 for (std::int64_t i = lo; i < hi; ++i) po[i] = static_cast<T>(op(pa[i], pb[i]));
             });
@@ -104,7 +104,7 @@ void add_(const Tensor& dst, const Tensor& src) {
     dst.impl()->storage->mark_written();
     dispatch_float(dst.dtype(), "add_", [&]<typename T>(T) {
         T* pd = dst.data_ptr<T>();
-        const T* ps = src.data_ptr<T>();
+        const T* ps = src.const_data_ptr<T>();
         parallel_for_elements(dst.numel() / n, n, [&](std::int64_t lo, std::int64_t hi) {
             for (std::int64_t r = lo; r < hi; ++r) add_row(n, pd + r * n, ps);
         });

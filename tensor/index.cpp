@@ -25,7 +25,7 @@ static void check_index(const char* op, const Tensor& index, std::int64_t n) {
 static void row_gather(const Tensor& src, const std::vector<std::int64_t>& idx, const Tensor& out, std::int64_t row,
                        bool add) {
     dispatch_float(src.dtype(), "index_select", [&]<typename T>(T) {
-        const T* ps = src.data_ptr<T>();
+        const T* ps = src.const_data_ptr<T>();
         T* po = out.data_ptr<T>();
         for (std::size_t j = 0; j < idx.size(); ++j) {
             const std::int64_t i = idx[j];

@@ -82,7 +82,7 @@ Tensor sum(const Tensor& x, std::int64_t dim, bool keepdim) {
     Tensor xc = contiguous(x);
     Tensor out = empty(reduced_shape(x.shape(), d, keepdim), x.dtype());
     dispatch_float(x.dtype(), "sum", [&]<typename T>(T) {
-        const T* px = xc.data_ptr<T>();
+        const T* px = xc.const_data_ptr<T>();
         T* po = out.data_ptr<T>();
         // Threads split the sums, never one sum: each is added in one fixed order, so the
         // bits are the same at any thread count.
@@ -148,9 +148,9 @@ static Tensor scatter_along(const Tensor& g, const Tensor& idx, std::int64_t d, 
     const Axis ax = axis_of(shape, d);
     Tensor out = zeros(shape, g.dtype());
     Tensor gc = contiguous(g);
-    const std::int64_t* pi = idx.data_ptr<std::int64_t>();
+    const std::int64_t* pi = idx.const_data_ptr<std::int64_t>();
     dispatch_float(g.dtype(), "max", [&]<typename T>(T) {
-        const T* pg = gc.data_ptr<T>();
+        const T* pg = gc.const_data_ptr<T>();
         T* po = out.data_ptr<T>();
         for (std::int64_t o = 0; o < ax.outer; ++o)
             for (std::int64_t i = 0; i < ax.inner; ++i)
@@ -167,7 +167,7 @@ static ValuesIndices extreme(const char* name, const Tensor& x, std::int64_t dim
     Shape kept = reduced_shape(x.shape(), d, true);
     Tensor values = empty(kept, x.dtype()), indices = empty(kept, kInt64);
     dispatch_float(x.dtype(), name, [&]<typename T>(T) {
-        const T* px = xc.data_ptr<T>();
+        const T* px = xc.const_data_ptr<T>();
         T* pv = values.data_ptr<T>();
         std::int64_t* pi = indices.data_ptr<std::int64_t>();
         for (std::int64_t o = 0; o < ax.outer; ++o)

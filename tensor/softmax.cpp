@@ -37,7 +37,7 @@ static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Te
     row_shape[d] = 1;
     if (alive) *alive = empty(row_shape, x.dtype());
     if (x.dtype() == kFloat32 && inner == 1) {  // rows contiguous: the vectorised loops
-        const float* px = xc.data_ptr<float>();
+        const float* px = xc.const_data_ptr<float>();
         float* py = y.data_ptr<float>();
         float* pa = alive ? alive->data_ptr<float>() : nullptr;
         // Rows are independent, so splitting them over threads changes no bits.
@@ -64,7 +64,7 @@ static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Te
         return y;
     }
     dispatch_float(x.dtype(), log_form ? "log_softmax" : "softmax", [&]<typename T>(T) {
-        const T* px = xc.data_ptr<T>();
+        const T* px = xc.const_data_ptr<T>();
         T* py = y.data_ptr<T>();
         T* pa = alive ? alive->data_ptr<T>() : nullptr;
         for (std::int64_t o = 0; o < outer; ++o)
@@ -120,8 +120,8 @@ Tensor softmax_backward(const Tensor& p, const Tensor& g, std::int64_t d) {
     const Tensor gc = contiguous(g);
     Tensor dx = empty(p.shape(), kFloat32);
     const std::int64_t n = p.dim() ? p.shape()[d] : 1;
-    const float* pp = p.data_ptr<float>();
-    const float* pg = gc.data_ptr<float>();
+    const float* pp = p.const_data_ptr<float>();
+    const float* pg = gc.const_data_ptr<float>();
     float* pd = dx.data_ptr<float>();
     parallel_for_elements(n ? p.numel() / n : 0, n, [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t r = lo; r < hi; ++r) {

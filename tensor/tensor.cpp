@@ -31,12 +31,21 @@ bool Tensor::is_contiguous() const {
 }
 
 template <typename T>
-T* Tensor::data_ptr() const {
+const T* Tensor::const_data_ptr() const {
     if (dtype_of<T>() != dtype())
         throw ValueError(std::string("data_ptr: asked for ") + dtype_name(dtype_of<T>()) + " but the tensor is " +
                          dtype_name(dtype()));
+    return static_cast<const T*>(impl_->storage->data) + impl_->offset;
+}
+template const float* Tensor::const_data_ptr<float>() const;
+template const double* Tensor::const_data_ptr<double>() const;
+template const std::int64_t* Tensor::const_data_ptr<std::int64_t>() const;
+
+template <typename T>
+T* Tensor::data_ptr() const {
+    const T* p = const_data_ptr<T>();
     impl_->storage->mark_written();  // the caller may write through it
-    return static_cast<T*>(impl_->storage->data) + impl_->offset;
+    return const_cast<T*>(p);
 }
 template float* Tensor::data_ptr<float>() const;
 template double* Tensor::data_ptr<double>() const;
@@ -46,7 +55,7 @@ double Tensor::item() const {
     if (numel() != 1)
         throw ValueError("item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape().str() +
                          "; item() needs exactly one");
-    return dispatch_all(dtype(), [&]<typename T>(T) { return static_cast<double>(*data_ptr<T>()); });
+    return dispatch_all(dtype(), [&]<typename T>(T) { return static_cast<double>(*const_data_ptr<T>()); });
 }
 
 double Tensor::at(std::initializer_list<std::int64_t> index) const {
@@ -59,7 +68,7 @@ double Tensor::at(std::initializer_list<std::int64_t> index) const {
                              " of shape " + shape().str());
         off += i * strides()[d++];
     }
-    return dispatch_all(dtype(), [&]<typename T>(T) { return static_cast<double>(data_ptr<T>()[off]); });
+    return dispatch_all(dtype(), [&]<typename T>(T) { return static_cast<double>(const_data_ptr<T>()[off]); });
 }
 
 template <typename T>
@@ -67,7 +76,7 @@ std::vector<T> Tensor::to_vector() const {
     Tensor c = attnlab::contiguous(*this);
     std::vector<T> out(static_cast<std::size_t>(numel()));
     dispatch_all(dtype(), [&]<typename S>(S) {
-        const S* p = c.data_ptr<S>();
+        const S* p = c.const_data_ptr<S>();
         for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
     });
     return out;

@@ -75,8 +75,13 @@ public:
     TensorImpl* impl() const { return impl_.get(); }
     const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
-    // Typed pointer to element [0, ..., 0]; throws if T does not match dtype().
+    // Typed pointer to element [0, ..., 0]; throws if T does not match dtype(). The caller
+    // may write through it, so it counts as a write (Storage::version).
     template <typename T> T* data_ptr() const;
+    // The same for reading only (PyTorch's const_data_ptr): no write is counted. Reading a
+    // weight (at(), item(), an op's input) then keeps its cached packing
+    // (tensor/packed_weights.hpp), and skips an atomic increment per call.
+    template <typename T> const T* const_data_ptr() const;
     // The single value of a one-element tensor, as double.
     double item() const;
     // The element at a full index, as double (for tests and printing; not for hot loops).

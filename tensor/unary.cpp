@@ -21,7 +21,7 @@ static Tensor unary_map(const char* name, const Tensor& x, F f) {
     dispatch_float(x.dtype(), name, [&]<typename T>(T) {
         T* po = out.data_ptr<T>();
         if (x.is_contiguous()) {
-            const T* px = x.data_ptr<T>();
+            const T* px = x.const_data_ptr<T>();
             parallel_for_elements(x.numel(), 1, [&](std::int64_t lo, std::int64_t hi) {
                 for (std::int64_t i = lo; i < hi; ++i) po[i] = static_cast<T>(f(px[i]));
             });
@@ -156,7 +156,7 @@ Tensor gelu(const Tensor& x) {
     Tensor out = empty(x.shape(), x.dtype());
     Tensor deriv = want_grad ? empty(x.shape(), x.dtype()) : Tensor();
     dispatch_float(x.dtype(), "gelu", [&]<typename T>(T) {
-        const T* px = xc.data_ptr<T>();
+        const T* px = xc.const_data_ptr<T>();
         T* py = out.data_ptr<T>();
         T* pd = want_grad ? deriv.data_ptr<T>() : nullptr;
         if constexpr (std::is_same_v<T, float>) {

@@ -90,6 +90,14 @@ TEST_CASE("matmul serves a weight's packing from the cache until the weight is w
         CHECK_FALSE(bit_identical(y, y0));
         CHECK(y.at({0, 0, 5}) - y0.at({0, 0, 5}) == Approx(x.at({0, 0, 3})).margin(1e-5));
     }
+    SECTION("a read through const_data_ptr keeps the packing; data_ptr, which may write, drops it") {
+        CHECK(w.const_data_ptr<float>()[5 * 64 + 3] == static_cast<float>(w.at({5, 3})));
+        CHECK(bit_identical(matmul(x, w.mT()), y0));
+        CHECK(packed_b_hits() == hits_before + 2);  // still the cached packing
+        (void)w.data_ptr<float>();                  // no write, but nothing says so
+        CHECK(bit_identical(matmul(x, w.mT()), y0));
+        CHECK(packed_b_hits() == hits_before + 2);  // packed afresh, not served
+    }
     SECTION("copy_ and fill_") {
         const Tensor other = randn({48, 64});
         copy_(w, other);
