@@ -171,7 +171,7 @@ void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::
     }
 }
 
-// ---- one row of exponentials: the vectorised exp for float, std::exp for double ----
+// ---- a tile's rows of maxima and exponentials: vectorised for float, std::exp for double ----
 
 // m[i] = max(m[i], the first keys[i] scores of row i) for the rows of a [rows, width] tile.
 void row_max_rows(const float* S, std::int64_t width, const std::int64_t* keys, float* m, std::int64_t rows) {

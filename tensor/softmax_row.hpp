@@ -1,4 +1,5 @@
-// softmax_row.hpp — the three loops of a float softmax row, vectorised.
+// softmax_row.hpp — the three loops of a float softmax row, vectorised (and, for
+// flash_attention's tiles, the first two over many short rows at once).
 //
 // glibc's expf is accurate but scalar: a 512-key attention row spends more time in
 // exp than the matmuls that made it. Here exp is a short polynomial evaluated on
@@ -28,6 +29,8 @@ double exp_shifted_sum(const float* x, float m, float* y, std::int64_t n);
 // blocks): y is required, and the sum runs in float lanes (each lane adds n/16 terms
 // under AVX-512, relative error ≤ 64 float epsilons ≈ 4e-6 for n ≤ 1024), which saves
 // exp_shifted_sum's widening to double on every vector (forward at T 2048: 63 -> 56 ms).
+// flash_attention now calls exp_shifted_sum_rows below, which gives these bits for a whole
+// tile of rows at once; this one row is its definition, and what its test compares with.
 double exp_shifted_sum_block(const float* x, float m, float* y, std::int64_t n);
 
 // m[i] = max(m[i], x_i0, ..., x_i(n[i]−1)) for the rows of a flash_attention tile (row i at
