@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "autograd/node.hpp"
-#include "autograd/trace.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::nn {
@@ -22,16 +21,7 @@ Tensor Linear::forward(const Tensor& x) const {
     if (x.dim() == 0 || x.size(-1) != weight.size(1))
         throw ShapeError("Linear: input " + x.shape().str() + " does not end in in_features = " +
                          std::to_string(weight.size(1)));
-    Tensor y = matmul(x, weight.mT());  // Wᵀ is a view: gemm reads it with swapped strides
-    if (!bias.defined()) return y;
-    // Nothing to differentiate or trace (inference: generation, evaluation): the bias goes
-    // into y in place, the same bits as y + b without a second [.., out] tensor
-    // (bench_workloads' generate_256, 12 such adds per forward).
-    if (!needs_grad({x, weight, bias}) && !trace_sink) {
-        add_(y, bias);
-        return y;
-    }
-    return y + bias;
+    return linear(x, weight, bias);
 }
 
 Embedding::Embedding(std::int64_t num_embeddings, std::int64_t dim, Generator& gen) {

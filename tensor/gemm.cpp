@@ -91,26 +91,33 @@ PackedB<T> gemm_pack_b(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b
 
 template <typename T>
 void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B, int64_t b_rs,
-          int64_t b_cs, const PackedB<T>* packed, T* C, int64_t ldc, bool accumulate) {
-    if (packed) {
-        check_args("gemm", M, N, K, A, B, C, ldc);
-        if (packed->K != K || packed->N != N)
-            throw ValueError("gemm: packed B is " + dims(0, packed->N, packed->K) + ", the product " + dims(M, N, K));
-    }
+          int64_t b_cs, const PackedB<T>* packed, T* C, int64_t ldc, bool accumulate, const T* bias) {
+    check_args("gemm", M, N, K, A, B, C, ldc);
+    if (packed && (packed->K != K || packed->N != N))
+        throw ValueError("gemm: packed B is " + dims(0, packed->N, packed->K) + ", the product " + dims(M, N, K));
+    // The bias as a step of its own, after the product: OpenBLAS (which packs B itself) and
+    // K = 0 (an empty sum).
+    auto add_bias = [&] {
+        if (bias)
+            for (int64_t i = 0; i < M; ++i)
+                for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = C[i * ldc + j] + bias[j];
+    };
 #ifdef ATTNLAB_OPENBLAS
-    packed = nullptr;  // OpenBLAS packs B itself
+    gemm(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+    add_bias();
+#else
+    if (trivial_shape(M, N, K, C, ldc, accumulate)) return add_bias();
+    detail::gemm_blocked(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, packed ? packed->panels.get() : nullptr,
+                         bias);
 #endif
-    if (!packed) return gemm(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
-    if (trivial_shape(M, N, K, C, ldc, accumulate)) return;
-    detail::gemm_blocked(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, packed->panels.get());
 }
 
 template PackedB<float> gemm_pack_b<float>(int64_t, int64_t, const float*, int64_t, int64_t);
 template PackedB<double> gemm_pack_b<double>(int64_t, int64_t, const double*, int64_t, int64_t);
 template void gemm<float>(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, int64_t,
-                          const PackedB<float>*, float*, int64_t, bool);
+                          const PackedB<float>*, float*, int64_t, bool, const float*);
 template void gemm<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t,
-                           int64_t, const PackedB<double>*, double*, int64_t, bool);
+                           int64_t, const PackedB<double>*, double*, int64_t, bool, const double*);
 
 #define ATTNLAB_INSTANTIATE_GEMM(fn, T)                                                                         \
     template void fn<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, const T*, int64_t, int64_t, T*, \

@@ -49,11 +49,14 @@ PackedB<T> gemm_pack_b(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b
 // gemm with B's packed panels when packed is not null (the same K and N; B and its
 // strides are still needed: the smallest products skip packing and read B directly).
 // Built with BLAS=openblas, packed is ignored.
+// bias, when not null, is a column bias of N elements added to every row once the sum
+// is complete: C = A·B + bias (or C + A·B + bias), rounded exactly as the product
+// followed by a separate y + bias, without a second pass over C (Linear in inference).
 template <typename T>
 void gemm(int64_t M, int64_t N, int64_t K,
           const T* A, int64_t a_rs, int64_t a_cs,
           const T* B, int64_t b_rs, int64_t b_cs, const PackedB<T>* packed,
-          T* C, int64_t ldc, bool accumulate);
+          T* C, int64_t ldc, bool accumulate, const T* bias = nullptr);
 
 template <typename T>
 void gemm_builtin(int64_t M, int64_t N, int64_t K,
@@ -72,10 +75,11 @@ namespace detail {
 // and gemm_openblas.cpp. They take arguments gemm.cpp has already validated,
 // with M, N, K all positive.
 // packed_b: B's panels from pack_b_panels, or null to pack them on the way.
+// bias: a column bias, or null (see gemm above).
 template <typename T>
 void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs,
                   const T* B, int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate,
-                  const T* packed_b = nullptr);
+                  const T* packed_b = nullptr, const T* bias = nullptr);
 template <typename T>
 int64_t packed_b_elements(int64_t K, int64_t N);
 template <typename T>

@@ -278,7 +278,8 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
 // ---- pass 3: micro-kernel -------------------------------------------------------
 
 // C[0:Rows, 0:Vecs*W] = (overwrite ? 0 : C) + A[Rows x kc] . Bp[kc x NR], reading
-// the first Vecs vectors of each B row. A is either a packed sliver (kPackedA:
+// the first Vecs vectors of each B row, then + bias[0:Vecs*W] on every row when bias is
+// not null (the last K slice of a product with a column bias: see gemm.hpp). A is either a packed sliver (kPackedA:
 // Ap[k*MR + r], from pack_a) or A itself, row-major with row stride lda (A[r*lda + k]),
 // which saves packing it when it is used for few column tiles (see blocked_serial).
 // Either way element (r, k) is the same number, multiplied and added in the same
@@ -290,7 +291,7 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
 // with exactly the same arithmetic per element.
 template <typename T, int Rows, int Vecs, bool kPackedA>
 void micro_kernel(int64_t kc, const T* __restrict Ap, int64_t lda, const T* __restrict Bp, T* __restrict C,
-                  int64_t ldc, bool overwrite) {
+                  int64_t ldc, bool overwrite, const T* __restrict bias) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
     Vec<T> acc[Rows][Vecs] = {};
     for (int64_t k = 0; k < kc; ++k) {
@@ -311,13 +312,15 @@ void micro_kernel(int64_t kc, const T* __restrict Ap, int64_t lda, const T* __re
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) {
             T* c = C + r * ldc + v * W;
-            store(c, overwrite ? acc[r][v] : load(c) + acc[r][v]);
+            Vec<T> sum = overwrite ? acc[r][v] : load(c) + acc[r][v];
+            if (bias) sum += load(bias + v * W);  // after the whole sum, as y + b after the product
+            store(c, sum);
         }
     }
 }
 
 template <typename T>
-using MicroKernel = void (*)(int64_t, const T*, int64_t, const T*, T*, int64_t, bool);
+using MicroKernel = void (*)(int64_t, const T*, int64_t, const T*, T*, int64_t, bool, const T*);
 
 // kKernels<T, kPackedA>[r-1][v-1] computes r rows by v vectors.
 template <typename T, bool kPackedA, int Rows, size_t... V>
@@ -344,10 +347,10 @@ constexpr bool kReadsAInPlace = std::is_same_v<T, float>;
 // width is whole vectors, go straight to the micro-kernel for that many rows
 // and vectors. A width that ends mid-vector is computed into a scratch tile
 // (the padded B columns are zeros) and its valid part added to C exactly as
-// the micro-kernel would have.
+// the micro-kernel would have. bias: null, or the tile's columns of the column bias.
 template <typename T>
 void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, int64_t lda, const T* Bp, T* C, int64_t ldc,
-          bool overwrite) {
+          bool overwrite, const T* bias) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
     const int64_t vecs = (cols + W - 1) / W;
     // lda 0: Ap is a packed sliver; otherwise A itself, row-major with that row stride
@@ -356,18 +359,18 @@ void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, int64_t lda, cons
     if constexpr (kReadsAInPlace<T>)
         if (lda != 0) kernel = kKernels<T, false>[rows - 1][vecs - 1];
     if (cols % W == 0) {
-        kernel(kc, Ap, lda, Bp, C, ldc, overwrite);
+        kernel(kc, Ap, lda, Bp, C, ldc, overwrite, bias);
         return;
     }
     alignas(64) T scratch[MR * NR];
-    kernel(kc, Ap, lda, Bp, scratch, NR, true);
+    kernel(kc, Ap, lda, Bp, scratch, NR, true, nullptr);
     for (int64_t r = 0; r < rows; ++r) {
         const T* from = scratch + r * NR;
         T* to = C + r * ldc;
-        if (overwrite)
-            for (int64_t j = 0; j < cols; ++j) to[j] = from[j];
-        else
-            for (int64_t j = 0; j < cols; ++j) to[j] += from[j];
+        for (int64_t j = 0; j < cols; ++j) {
+            const T sum = overwrite ? from[j] : to[j] + from[j];
+            to[j] = bias ? sum + bias[j] : sum;
+        }
     }
 }
 
@@ -381,12 +384,13 @@ constexpr double kDirectMaxWork = 64;
 
 template <typename T>
 void direct(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B, int64_t b_rs,
-            int64_t b_cs, T* C, int64_t ldc, bool accumulate) {
+            int64_t b_cs, T* C, int64_t ldc, bool accumulate, const T* bias) {
     for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j) {
             T sum = T(0);
             for (int64_t k = 0; k < K; ++k) sum += A[i * a_rs + k * a_cs] * B[k * b_rs + j * b_cs];
-            C[i * ldc + j] = accumulate ? C[i * ldc + j] + sum : sum;
+            if (accumulate) sum = C[i * ldc + j] + sum;
+            C[i * ldc + j] = bias ? sum + bias[j] : sum;
         }
 }
 
@@ -417,10 +421,11 @@ constexpr int64_t kMaxColumnTilesInPlaceA = 8;
 // would all fall into the same few L1 sets.
 constexpr int64_t kMaxRowBytesInPlaceA = 1024;
 
-// packed_b: B's panels from pack_b_panels, or null to pack them here.
+// packed_b: B's panels from pack_b_panels, or null to pack them here. bias: see gemm.hpp.
 template <typename T>
 void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
-                    int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate, const T* packed_b) {
+                    int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate, const T* packed_b,
+                    const T* bias) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
     constexpr int64_t KC = Blocking<T>::KC, MC = Blocking<T>::MC, NC = Blocking<T>::NC;
     PackBuffers<T>& buffers = pack_buffers<T>();
@@ -440,6 +445,7 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
         for (int64_t pc = 0; pc < K; pc += KC) {
             const int64_t kc = std::min(KC, K - pc);
             const bool overwrite = pc == 0 && !accumulate;  // the first K slice replaces C
+            const T* bias_now = pc + kc == K ? bias : nullptr;  // the last one adds the bias
             const T* panel = packed_b ? packed_b + packed_panel_offset<T>(K, nc, jc, pc) : Bp;
             if (!packed_b) pack_b_slice(kc, nc, B + pc * b_rs + jc * b_cs, b_rs, b_cs, Bp);
 
@@ -453,7 +459,8 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
                         const int64_t mr = std::min<int64_t>(MR, mc - ir);
                         const T* a = a_in_place ? A + (ic + ir) * a_rs + pc : Ap + ir * kc;
                         const T* b = panel + jr * kc;
-                        tile(kc, mr, nr, a, a_in_place ? a_rs : 0, b, C + (ic + ir) * ldc + jc + jr, ldc, overwrite);
+                        tile(kc, mr, nr, a, a_in_place ? a_rs : 0, b, C + (ic + ir) * ldc + jc + jr, ldc, overwrite,
+                             bias_now ? bias_now + jc + jr : nullptr);
                     }
                 }
             }
@@ -483,14 +490,15 @@ void pack_b_panels(int64_t K, int64_t N, const T* B, int64_t b_rs, int64_t b_cs,
 
 template <typename T>
 void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int64_t a_cs, const T* B,
-                  int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate, const T* packed_b) {
+                  int64_t b_rs, int64_t b_cs, T* C, int64_t ldc, bool accumulate, const T* packed_b,
+                  const T* bias) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR;
     if (double(M) * double(N) * double(K) <= kDirectMaxWork) {
-        direct(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate);
+        direct(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, bias);
         return;
     }
     if (num_threads() == 1 || 2.0 * M * N * K < 2 * kMinFlopsPerThread) {  // not enough for two
-        blocked_serial(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, packed_b);
+        blocked_serial(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, packed_b, bias);
         return;
     }
     // Split whichever dimension has more tiles; each strip must carry kMinFlopsPerThread.
@@ -506,28 +514,28 @@ void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int
         int64_t a_rs, a_cs;
         const T* B;
         int64_t b_rs, b_cs;
-        const T* packed_b;
+        const T *packed_b, *bias;
         T* C;
         int64_t ldc;
         bool accumulate, by_rows;
-    } const p{M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, packed_b, C, ldc, accumulate, by_rows};
+    } const p{M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, packed_b, bias, C, ldc, accumulate, by_rows};
     parallel_for(0, by_rows ? row_tiles : col_tiles, grain, [&p](int64_t lo, int64_t hi) {
         if (p.by_rows) {
             const int64_t i0 = lo * MR, i1 = std::min(p.M, hi * MR);
             blocked_serial(i1 - i0, p.N, p.K, p.A + i0 * p.a_rs, p.a_rs, p.a_cs, p.B, p.b_rs, p.b_cs,
-                           p.C + i0 * p.ldc, p.ldc, p.accumulate, p.packed_b);
+                           p.C + i0 * p.ldc, p.ldc, p.accumulate, p.packed_b, p.bias);
         } else {
             const int64_t j0 = lo * NR, j1 = std::min(p.N, hi * NR);
             blocked_serial(p.M, j1 - j0, p.K, p.A, p.a_rs, p.a_cs, p.B + j0 * p.b_cs, p.b_rs, p.b_cs, p.C + j0,
-                           p.ldc, p.accumulate, static_cast<const T*>(nullptr));
+                           p.ldc, p.accumulate, static_cast<const T*>(nullptr), p.bias ? p.bias + j0 : nullptr);
         }
     });
 }
 
 template void gemm_blocked<float>(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t,
-                                  int64_t, float*, int64_t, bool, const float*);
+                                  int64_t, float*, int64_t, bool, const float*, const float*);
 template void gemm_blocked<double>(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*,
-                                   int64_t, int64_t, double*, int64_t, bool, const double*);
+                                   int64_t, int64_t, double*, int64_t, bool, const double*, const double*);
 template int64_t packed_b_elements<float>(int64_t, int64_t);
 template int64_t packed_b_elements<double>(int64_t, int64_t);
 template void pack_b_panels<float>(int64_t, int64_t, const float*, int64_t, int64_t, float*);

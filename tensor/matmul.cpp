@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd/node.hpp"
+#include "autograd/trace.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/ops.hpp"
@@ -26,7 +27,7 @@ static Shape without_last_two(Shape s) {
     return s;
 }
 
-static Tensor matmul_nd(const Tensor& a, const Tensor& b);
+static Tensor matmul_nd(const Tensor& a, const Tensor& b, const Tensor& bias = Tensor());
 
 // d(a@b)/da = g @ bᵀ, d(a@b)/db = aᵀ @ g, each summed over broadcast batch dims.
 // A named function (not only a lambda) so that `break matmul_backward` works in gdb.
@@ -49,8 +50,9 @@ static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) 
     return {a.requires_grad() ? sum_to(matmul_nd(g, b.mT()), a.shape()) : Tensor(), db};
 }
 
-// Both operands at least 2-D.
-static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
+// Both operands at least 2-D. bias (only from linear(), never under autograd): a
+// contiguous [m] added to every row of the product.
+static Tensor matmul_nd(const Tensor& a, const Tensor& b, const Tensor& bias) {
     const std::int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
     const Shape batch_a = without_last_two(a.shape()), batch_b = without_last_two(b.shape());
     Shape shape = broadcast_shapes(batch_a, batch_b, "matmul");
@@ -76,7 +78,7 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
             const auto packed = GradMode::enabled() ? nullptr : packed_b_for<T>(b, k, m, b_rs, b_cs);
             const bool contiguous = a.is_contiguous();
             gemm<T>(batch.numel() * n, m, k, pa + a.offset(), contiguous ? k : a_rs, contiguous ? 1 : a_cs,
-                    pb + b.offset(), b_rs, b_cs, packed.get(), po, m, false);
+                    pb + b.offset(), b_rs, b_cs, packed.get(), po, m, false, bias.defined() ? bias.const_data_ptr<T>() : nullptr);
             return;
         }
         // One gemm per batch element; the batch dims of a and b are read with
@@ -106,6 +108,7 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
                 gemm<T>(n, m, k, pa + o[0], a_rs, a_cs, pb + o[1], b_rs, b_cs, po + i * n * m, m, false);
             }
         });
+        if (bias.defined()) add_(out, bias);
     });
     record(out, "matmul", {a, b}, [a, b](const Tensor& g) { return matmul_backward(a, b, g); });
     return out;
@@ -125,6 +128,22 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     if (a.dim() == 1) return squeeze(matmul_nd(unsqueeze(a, 0), b), -2);
     if (b.dim() == 1) return squeeze(matmul_nd(a, unsqueeze(b, 1)), -1);
     return matmul_nd(a, b);
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+    if (weight.dim() != 2 || x.dim() == 0 || x.size(-1) != weight.size(1) ||
+        (bias.defined() && (bias.dim() != 1 || bias.size(0) != weight.size(0) || bias.dtype() != weight.dtype())))
+        throw ShapeError("linear: input " + x.shape().str() + ", weight " + weight.shape().str() + " and bias " +
+                         (bias.defined() ? bias.shape().str() : std::string("none")) +
+                         " (weight [out, in] with in = the input's last dim; bias [out], the weight's dtype)");
+    const Tensor wt = weight.mT();  // a view: gemm reads Wᵀ with swapped strides
+    if (!bias.defined()) return matmul(x, wt);
+    // With a gradient to record or ops to trace: the two ops, each on the tape.
+    if (needs_grad({x, weight, bias}) || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype()) return matmul(x, wt) + bias;
+    // Otherwise (inference: generation, evaluation) gemm adds the bias to each finished
+    // sum in the register tile: the same bits as the product followed by + bias, without a
+    // second pass over y (W6 1.03x, taskset -c 0 bench/ab.sh --rounds 9, session 17).
+    return matmul_nd(x, wt, contiguous(bias));
 }
 
 }  // namespace attnlab

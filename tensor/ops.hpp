@@ -125,6 +125,8 @@ Tensor softmax_backward_composed(const Tensor& p, const Tensor& g, std::int64_t 
 // PyTorch semantics: 1-D·1-D dot, 2-D matrix product, and batched products whose
 // leading (batch) dims broadcast; [..., n, k] @ [..., k, m] -> [..., n, m].
 Tensor matmul(const Tensor& a, const Tensor& b);
+// x @ weightᵀ + bias, PyTorch's F.linear: weight [out, in], bias [out] or undefined (none).
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
 // ---- join.cpp: joining and splitting ------------------------------------------------
 Tensor cat(const std::vector<Tensor>& xs, std::int64_t dim);

@@ -164,14 +164,53 @@ TEST_CASE("fused layer_norm in inference saves nothing for backward, with the bi
     CHECK(attnlab::testing::bit_identical(inferred, recorded.detach()));
 }
 
-TEST_CASE("Linear in inference adds its bias in place, with the bits of the recorded graph", "[nn][layers]") {
+TEST_CASE("Linear in inference adds its bias inside the product, with the bits of the recorded graph", "[nn][layers]") {
     Linear lin(16, 24);
     const Tensor x = randn({2, 5, 16});
     const Tensor recorded = lin.forward(x);  // the parameters require grad: matmul, then add
     REQUIRE(recorded.requires_grad());
+    REQUIRE(recorded.grad_fn_name() == std::string("add"));
     NoGradGuard no_grad;
-    const Tensor inferred = lin.forward(x);  // add_ into the product
+    const Tensor inferred = lin.forward(x);  // gemm's column bias
     CHECK_FALSE(inferred.requires_grad());
     CHECK(attnlab::testing::bit_identical(inferred, recorded.detach()));
     CHECK_FALSE(attnlab::testing::bit_identical(inferred, matmul(x, lin.weight.mT())));  // the bias is there
+    // x as a transposed view (one gemm per batch element, then the bias added): the same bits.
+    const Tensor xt = x.transpose(0, 1).contiguous().transpose(0, 1);
+    REQUIRE_FALSE(xt.is_contiguous());
+    CHECK(attnlab::testing::bit_identical(lin.forward(xt), inferred));
+    CHECK_THROWS_WITH(linear(x, lin.weight, zeros({23})), Catch::Contains("linear") && Catch::Contains("[23]"));
+}
+
+// LayerNorm sums a float row as lane_sum does (layer_norm.cpp), 8 interleaved double
+// partial sums added up in lane order at the end: the mean, then the squares about it.
+// Written out here one element at a time, the forward must give the same bits, for d a
+// power of two (64: the mean as a product by 1/d) and not (37, with a tail of 5).
+TEST_CASE("fused layer_norm's float forward sums each row in lane_sum's order, bit for bit", "[nn][layers][layernorm]") {
+    for (const std::int64_t d : {64, 37}) {
+        Generator g(3);
+        const Tensor x = uniform({9, d}, -3, 3, kFloat32, g), w = uniform({d}, 0.5, 1.5, kFloat32, g),
+                     b = uniform({d}, -1, 1, kFloat32, g);
+        const std::vector<float> xs = x.to_vector<float>(), ws = w.to_vector<float>(), bs = b.to_vector<float>();
+        auto lane_sum = [&](auto term) {
+            double lane[8] = {}, s = 0;
+            std::int64_t j = 0;
+            for (; j + 8 <= d; j += 8)
+                for (int l = 0; l < 8; ++l) lane[l] += term(j + l);
+            for (; j < d; ++j) s += term(j);
+            for (int l = 0; l < 8; ++l) s += lane[l];
+            return s;
+        };
+        std::vector<float> want;
+        for (std::int64_t r = 0; r < 9; ++r) {
+            const float* row = xs.data() + r * d;
+            const double m = lane_sum([&](std::int64_t j) { return static_cast<double>(row[j]); }) / static_cast<double>(d);
+            const double ss = lane_sum([&](std::int64_t j) { return (row[j] - m) * (row[j] - m); });
+            const double inv = 1.0 / std::sqrt(ss / static_cast<double>(d) + 1e-5);
+            for (std::int64_t j = 0; j < d; ++j)
+                want.push_back(static_cast<float>((row[j] - m) * inv) * ws[static_cast<std::size_t>(j)] + bs[static_cast<std::size_t>(j)]);
+        }
+        INFO("d = " << d);
+        CHECK(attnlab::testing::bit_identical(layer_norm(x, w, b), from_vector(want, {9, d})));
+    }
 }

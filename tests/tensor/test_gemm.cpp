@@ -236,6 +236,48 @@ TEMPLATE_TEST_CASE("gemm_builtin reads a row-major A in place with the packed pa
         }
 }
 
+TEMPLATE_TEST_CASE("gemm's column bias gives the bits of the product followed by + bias", "[tensor][gemm]", float, double) {
+    // The bias joins each sum once it is complete (after the last K slice), so C = A·B + b
+    // must equal gemm into C, then C[i, j] + b[j], bit for bit: the direct loop (1 x 4 x 4),
+    // full and partial tiles (N 16, 40), K over two slices (300), B packed ahead or not,
+    // accumulating or not, 1 and 2 threads (45 x 1100 x 290 splits over columns: each
+    // strip must take its own part of the bias).
+    struct Shape {
+        int64_t M, N, K;
+    };
+    for (Shape s : {Shape{1, 4, 4}, Shape{12, 16, 64}, Shape{13, 40, 64}, Shape{37, 200, 300}, Shape{45, 1100, 290}})
+        for (const bool accumulate : {false, true})
+            for (const bool packed : {false, true})
+                for (const int threads : {1, 2}) {
+                    std::mt19937 rng(5);
+                    Strided<TestType> A = random_matrix<TestType>(s.M, s.K, Layout::RowMajor, rng);
+                    Strided<TestType> B = random_matrix<TestType>(s.K, s.N, Layout::ColMajor, rng);
+                    std::vector<TestType> bias(static_cast<size_t>(s.N)), fused(static_cast<size_t>(s.M * s.N));
+                    std::uniform_real_distribution<TestType> dist(-1, 1);
+                    for (TestType& x : bias) x = dist(rng);
+                    for (TestType& x : fused) x = dist(rng);
+                    std::vector<TestType> separate = fused;
+                    const PackedB<TestType> pb = gemm_pack_b<TestType>(s.K, s.N, B.data.data(), B.rs, B.cs);
+                    ThreadCount tc(threads);
+                    gemm<TestType>(s.M, s.N, s.K, A.data.data(), A.rs, A.cs, B.data.data(), B.rs, B.cs, packed ? &pb : nullptr,
+                                   fused.data(), s.N, accumulate, bias.data());
+                    gemm<TestType>(s.M, s.N, s.K, A.data.data(), A.rs, A.cs, B.data.data(), B.rs, B.cs, packed ? &pb : nullptr,
+                                   separate.data(), s.N, accumulate);
+                    for (int64_t i = 0; i < s.M; ++i)
+                        for (int64_t j = 0; j < s.N; ++j) separate[static_cast<size_t>(i * s.N + j)] += bias[static_cast<size_t>(j)];
+                    size_t first = 0;
+                    while (first < fused.size() && std::memcmp(&fused[first], &separate[first], sizeof(TestType)) == 0) ++first;
+                    INFO("M=" << s.M << " N=" << s.N << " K=" << s.K << " accumulate=" << accumulate << " packed=" << packed
+                              << " threads=" << threads);
+                    CAPTURE(first);
+                    CHECK(first == fused.size());
+                }
+    // K = 0: an empty sum, then the bias.
+    std::vector<TestType> C(4, std::numeric_limits<TestType>::quiet_NaN()), b{1, 2};
+    gemm<TestType>(2, 2, 0, nullptr, 0, 1, nullptr, 2, 1, nullptr, C.data(), 2, false, b.data());
+    CHECK(C == std::vector<TestType>{1, 2, 1, 2});
+}
+
 TEST_CASE("gemm rejects bad arguments with a ValueError naming gemm and the values", "[tensor][gemm]") {
     std::vector<float> A(6, 1), B(6, 1), C(4, 0);
     using Catch::Matchers::Contains;
