@@ -11,6 +11,7 @@
 //         for jr over the panel in NR steps             (one B sliver, kc x NR, stays in L1)
 //           for ir over the block in MR steps
 //             pass 3  micro-kernel: C tile [MR x NR] += A sliver . B sliver, in registers
+//                     (+ a column bias after the last K slice, if the caller gave one)
 //             pass 4  edge tiles: fewer rows or whole vectors go to a smaller kernel
 //                     instance; a width ending mid-vector goes through a scratch tile
 //
@@ -278,10 +279,11 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
 // ---- pass 3: micro-kernel -------------------------------------------------------
 
 // C[0:Rows, 0:Vecs*W] = (overwrite ? 0 : C) + A[Rows x kc] . Bp[kc x NR], reading
-// the first Vecs vectors of each B row, then + bias[0:Vecs*W] on every row when bias is
-// not null (the last K slice of a product with a column bias: see gemm.hpp). A is either a packed sliver (kPackedA:
-// Ap[k*MR + r], from pack_a) or A itself, row-major with row stride lda (A[r*lda + k]),
-// which saves packing it when it is used for few column tiles (see blocked_serial).
+// the first Vecs vectors of each B row; then + bias[0:Vecs*W] on every row when bias is
+// not null (the last K slice of a product with a column bias: see gemm.hpp).
+// A is either a packed sliver (kPackedA: Ap[k*MR + r], from pack_a) or A itself,
+// row-major with row stride lda (A[r*lda + k]), which saves packing it when it is used
+// for few column tiles (see blocked_serial).
 // Either way element (r, k) is the same number, multiplied and added in the same
 // order, so the two give the same bits.
 // The accumulators are a fixed-size array of vectors; with the loops fully
