@@ -29,6 +29,17 @@ static Shape without_last_two(Shape s) {
 
 static Tensor matmul_nd(const Tensor& a, const Tensor& b, const Tensor& bias = Tensor());
 
+// rows × k of A (element strides a_rs, a_cs) @ b [k, m] (read from b's data with element
+// strides b_rs, b_cs) into out [rows, m], as one gemm, plus a column bias if not null.
+// b's packing is cached while b is unchanged (generation repacked every weight every
+// token); only without autograd: gradcheck, for one, pokes inputs through a kept pointer.
+template <typename T>
+static void gemm_rows(std::int64_t rows, std::int64_t k, std::int64_t m, const T* A, std::int64_t a_rs,
+                      std::int64_t a_cs, const Tensor& b, std::int64_t b_rs, std::int64_t b_cs, const T* bias, T* out) {
+    const auto packed = GradMode::enabled() ? nullptr : packed_b_for<T>(b, k, m, b_rs, b_cs);
+    gemm<T>(rows, m, k, A, a_rs, a_cs, b.const_data_ptr<T>(), b_rs, b_cs, packed.get(), out, m, false, bias);
+}
+
 // d(a@b)/da = g @ bᵀ, d(a@b)/db = aᵀ @ g, each summed over broadcast batch dims.
 // A named function (not only a lambda) so that `break matmul_backward` works in gdb.
 static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) {
@@ -73,12 +84,9 @@ static Tensor matmul_nd(const Tensor& a, const Tensor& b, const Tensor& bias) {
             // x @ W with x [..., n, k]: all batch rows form one [batch·n, k] matrix — one gemm.
             // A batch of one is read with its own strides, whatever they are: the gradient
             // that sum() hands back has x's shape and stride 0 (an expand).
-            // W's packing is cached while W is unchanged (generation repacked it every token);
-            // only without autograd: gradcheck, for one, pokes inputs through a kept pointer.
-            const auto packed = GradMode::enabled() ? nullptr : packed_b_for<T>(b, k, m, b_rs, b_cs);
             const bool contiguous = a.is_contiguous();
-            gemm<T>(batch.numel() * n, m, k, pa + a.offset(), contiguous ? k : a_rs, contiguous ? 1 : a_cs,
-                    pb + b.offset(), b_rs, b_cs, packed.get(), po, m, false, bias.defined() ? bias.const_data_ptr<T>() : nullptr);
+            gemm_rows<T>(batch.numel() * n, k, m, pa + a.offset(), contiguous ? k : a_rs, contiguous ? 1 : a_cs, b, b_rs, b_cs,
+                         bias.defined() ? bias.const_data_ptr<T>() : nullptr, po);
             return;
         }
         // One gemm per batch element; the batch dims of a and b are read with
@@ -136,14 +144,27 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
         throw ShapeError("linear: input " + x.shape().str() + ", weight " + weight.shape().str() + " and bias " +
                          (bias.defined() ? bias.shape().str() : std::string("none")) +
                          " (weight [out, in] with in = the input's last dim; bias [out], the weight's dtype)");
-    const Tensor wt = weight.mT();  // a view: gemm reads Wᵀ with swapped strides
-    if (!bias.defined()) return matmul(x, wt);
+    if (!bias.defined()) return matmul(x, weight.mT());  // Wᵀ is a view: gemm reads it with swapped strides
     // With a gradient to record or ops to trace: the two ops, each on the tape.
-    if (needs_grad({x, weight, bias}) || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype()) return matmul(x, wt) + bias;
+    if (needs_grad({x, weight, bias}) || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype())
+        return matmul(x, weight.mT()) + bias;
     // Otherwise (inference: generation, evaluation) gemm adds the bias to each finished
     // sum in the register tile: the same bits as the product followed by + bias, without a
     // second pass over y (W6 1.03x, taskset -c 0 bench/ab.sh --rounds 9, session 17).
-    return matmul_nd(x, wt, contiguous(bias));
+    const Tensor b = contiguous(bias);
+    if (!x.is_contiguous()) return matmul_nd(x, weight.mT(), b);
+    // A contiguous x (every Linear of the models): its rows are one [rows, in] matrix, and
+    // gemm reads Wᵀ through W's own strides, with no view made for it: an op's bookkeeping
+    // less per Linear, 13 per forward of W6's model (1.0Nx, bench/ab.sh).
+    const std::int64_t k = weight.size(1), m = weight.size(0);
+    Shape shape = x.shape();
+    shape[shape.size() - 1] = m;
+    Tensor out = empty(shape, x.dtype());
+    dispatch_float(x.dtype(), "linear", [&]<typename T>(T) {
+        gemm_rows<T>(out.numel() / std::max<std::int64_t>(m, 1), k, m, x.const_data_ptr<T>(), k, 1, weight, weight.strides()[1],
+                     weight.strides()[0], b.const_data_ptr<T>(), out.data_ptr<T>());
+    });
+    return out;
 }
 
 }  // namespace attnlab

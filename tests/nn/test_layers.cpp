@@ -180,6 +180,10 @@ TEST_CASE("Linear in inference adds its bias inside the product, with the bits o
     REQUIRE_FALSE(xt.is_contiguous());
     CHECK(attnlab::testing::bit_identical(lin.forward(xt), inferred));
     CHECK_THROWS_WITH(linear(x, lin.weight, zeros({23})), Catch::Contains("linear") && Catch::Contains("[23]"));
+    // A weight that is itself a strided view ([24, 16] read from a [16, 24] buffer): gemm
+    // reads Wᵀ through its strides, the same bits as the product and the sum as two ops.
+    const Tensor w_view = randn({16, 24}).mT(), b = randn({24});
+    CHECK(attnlab::testing::bit_identical(linear(x, w_view, b), matmul(x, w_view.mT()) + b));
 }
 
 // LayerNorm sums a float row as lane_sum does (layer_norm.cpp), 8 interleaved double
