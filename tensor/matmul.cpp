@@ -155,7 +155,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     if (!x.is_contiguous()) return matmul_nd(x, weight.mT(), b);
     // A contiguous x (every Linear of the models): its rows are one [rows, in] matrix, and
     // gemm reads Wᵀ through W's own strides, with no view made for it: an op's bookkeeping
-    // less per Linear, 13 per forward of W6's model (1.0Nx, bench/ab.sh).
+    // less per Linear, 13 per forward of W6's model (W6 1.01x: taskset -c 1 bench/ab.sh
+    // --rounds 9, in both orders).
     const std::int64_t k = weight.size(1), m = weight.size(0);
     Shape shape = x.shape();
     shape[shape.size() - 1] = m;
