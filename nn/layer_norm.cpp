@@ -55,7 +55,10 @@ static double float_row_sum(std::int64_t d, const float* row, double m) {
         else lane += x;
     }
     double s = 0;
-    for (; j < d; ++j) s += kSquares ? (row[j] - m) * (row[j] - m) : static_cast<double>(row[j]);
+    for (; j < d; ++j) {
+        if constexpr (kSquares) s += (row[j] - m) * (row[j] - m);
+        else s += static_cast<double>(row[j]);
+    }
     for (int l = 0; l < 8; ++l) s += lane[l];
     return s;
 }

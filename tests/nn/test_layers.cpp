@@ -189,27 +189,29 @@ TEST_CASE("Linear in inference adds its bias inside the product, with the bits o
 // LayerNorm sums a float row as lane_sum does (layer_norm.cpp), 8 interleaved double
 // partial sums added up in lane order at the end: the mean, then the squares about it.
 // Written out here one element at a time, the forward must give the same bits, for d a
-// power of two (64: the mean as a product by 1/d) and not (37, with a tail of 5).
+// power of two (64: the mean as a product by 1/d) and not (37, with a tail of 5). Each sum
+// of squares is written as one expression `s += (x − m)·(x − m)`, as layer_norm.cpp writes
+// it, so that a compiler that fuses such an expression into one multiply-add (GCC at -O2,
+// clang at any -O) fuses both alike, and one that does not (GCC at -O1: make asan) neither.
 TEST_CASE("fused layer_norm's float forward sums each row in lane_sum's order, bit for bit", "[nn][layers][layernorm]") {
     for (const std::int64_t d : {64, 37}) {
         Generator g(3);
         const Tensor x = uniform({9, d}, -3, 3, kFloat32, g), w = uniform({d}, 0.5, 1.5, kFloat32, g),
                      b = uniform({d}, -1, 1, kFloat32, g);
         const std::vector<float> xs = x.to_vector<float>(), ws = w.to_vector<float>(), bs = b.to_vector<float>();
-        auto lane_sum = [&](auto term) {
-            double lane[8] = {}, s = 0;
-            std::int64_t j = 0;
-            for (; j + 8 <= d; j += 8)
-                for (int l = 0; l < 8; ++l) lane[l] += term(j + l);
-            for (; j < d; ++j) s += term(j);
-            for (int l = 0; l < 8; ++l) s += lane[l];
-            return s;
-        };
         std::vector<float> want;
         for (std::int64_t r = 0; r < 9; ++r) {
             const float* row = xs.data() + r * d;
-            const double m = lane_sum([&](std::int64_t j) { return static_cast<double>(row[j]); }) / static_cast<double>(d);
-            const double ss = lane_sum([&](std::int64_t j) { return (row[j] - m) * (row[j] - m); });
+            const std::int64_t whole = d / 8 * 8;  // the lanes' part; the rest is the tail
+            double lane[8] = {}, s = 0;
+            for (std::int64_t j = 0; j < whole; ++j) lane[j % 8] += static_cast<double>(row[j]);
+            for (std::int64_t j = whole; j < d; ++j) s += static_cast<double>(row[j]);
+            for (int l = 0; l < 8; ++l) s += lane[l];
+            const double m = s / static_cast<double>(d);
+            double sq[8] = {}, ss = 0;
+            for (std::int64_t j = 0; j < whole; ++j) sq[j % 8] += (row[j] - m) * (row[j] - m);
+            for (std::int64_t j = whole; j < d; ++j) ss += (row[j] - m) * (row[j] - m);
+            for (int l = 0; l < 8; ++l) ss += sq[l];
             const double inv = 1.0 / std::sqrt(ss / static_cast<double>(d) + 1e-5);
             for (std::int64_t j = 0; j < d; ++j)
                 want.push_back(static_cast<float>((row[j] - m) * inv) * ws[static_cast<std::size_t>(j)] + bs[static_cast<std::size_t>(j)]);
