@@ -37,9 +37,12 @@ static double lane_sum(std::int64_t n, Term term) {
 // lane_sum's two sums over a float row, Σ x_j and Σ (x_j − m)², with its eight lanes as
 // one vector of doubles (vector extensions, as gemm_kernel.cpp's Vec: one zmm register
 // with AVX-512). Each lane adds the same terms in the same order, and the lanes are added
-// up in the same order at the end, so the bits are lane_sum's (a test writes the sums out
-// element by element), but the compiler no longer splits the lanes over two registers and
-// spills them to add them up.
+// up in the same order at the end (a test writes the sums out element by element), but the
+// compiler no longer splits the lanes over two registers and spills them to add them up.
+// GCC at -O2 fuses (x − m)·(x − m) + lane into one multiply-add here as it did through
+// lane_sum's lambda, so its bits are lane_sum's; clang fuses only within one expression,
+// so it now fuses the squares here, where it did not through the lambda (backward's sums
+// still go through lane_sum).
 typedef double Lanes __attribute__((vector_size(8 * sizeof(double))));
 typedef float FloatLanes __attribute__((vector_size(8 * sizeof(float))));
 
