@@ -175,10 +175,17 @@ TEST_CASE("Linear in inference adds its bias inside the product, with the bits o
     CHECK_FALSE(inferred.requires_grad());
     CHECK(attnlab::testing::bit_identical(inferred, recorded.detach()));
     CHECK_FALSE(attnlab::testing::bit_identical(inferred, matmul(x, lin.weight.mT())));  // the bias is there
-    // x as a transposed view (one gemm per batch element, then the bias added): the same bits.
+    // x as a transposed view (one gemm per batch element, then the bias added): the same bits
+    // with the built-in gemm, which sums each element alike however the rows are grouped.
     const Tensor xt = x.transpose(0, 1).contiguous().transpose(0, 1);
     REQUIRE_FALSE(xt.is_contiguous());
+#ifdef ATTNLAB_OPENBLAS
+    // OpenBLAS orders its sums its own way for each shape (CI's openblas suite saw one
+    // product of 10 rows and two of 5 differ in the last bits), so there only the values.
+    CHECK_THAT(lin.forward(xt), attnlab::testing::IsCloseTo(inferred, 1e-5, 1e-5));
+#else
     CHECK(attnlab::testing::bit_identical(lin.forward(xt), inferred));
+#endif
     CHECK_THROWS_WITH(linear(x, lin.weight, zeros({23})), Catch::Contains("linear") && Catch::Contains("[23]"));
     // A weight that is itself a strided view ([24, 16] read from a [16, 24] buffer): gemm
     // reads Wᵀ through its strides, the same bits as the product and the sum as two ops.
