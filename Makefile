@@ -86,10 +86,12 @@ TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnes
 
 # The library in batches, not one object per file: $(B)/obj/batches/nn_2.cpp is generated and
 # #includes the second run of UNITY_BATCH files of nn/ (in name order). Every library file
-# parses the same headers and compiles the same inline functions again, so batching pays: a
-# clean make -j2 build took 111 s wall, and 177 s one object per file (bench/build_time.sh,
-# README). An edit to one file recompiles its batch; UNITY_BATCH=1 gives one object per file.
-UNITY_BATCH ?= 4
+# parses the same headers (40,000 lines of the standard library before its own first line)
+# and compiles the same inline functions again, so batching pays: a clean make -j2 build took
+# 1.6x as long one object per file as four to an object, and four 1.26x as long as eight
+# (bench/build_time.sh, README). An edit to one file recompiles its batch: after touching
+# nn/attention.cpp, 8-9 s at four, 11-13 s at eight. UNITY_BATCH=1 gives one object per file.
+UNITY_BATCH ?= 8
 ifeq ($(shell [ "$(UNITY_BATCH)" -ge 1 ] 2>/dev/null && echo ok),)
   $(error UNITY_BATCH must be a whole number of files, 1 or more, not '$(UNITY_BATCH)')
 endif

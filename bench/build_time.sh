@@ -7,7 +7,7 @@
 #
 #   bench/build_time.sh [--target all] [--rounds 2] REV[:VAR=VALUE] [...]
 #   bench/build_time.sh b42614f HEAD          # make all: the old commit, then this one, twice
-#   bench/build_time.sh --target build HEAD:UNITY_BATCH=1 HEAD   # one object per library file, or four
+#   bench/build_time.sh --target build HEAD:UNITY_BATCH=1 HEAD   # one object per library file, or eight
 #   bench/build_time.sh --target build --touch nn/attention.cpp HEAD
 set -euo pipefail
 cd "$(dirname "$0")/.."
