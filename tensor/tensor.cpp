@@ -17,8 +17,6 @@ Storage::~Storage() { release_storage(data, nbytes); }
 
 // ---- what it is --------------------------------------------------------------------
 
-std::int64_t Tensor::size(std::int64_t d) const { return shape()[normalize_dim(d, dim(), "size")]; }
-
 bool Tensor::is_contiguous() const {
     // Sizes of 1 place no constraint on their stride (PyTorch's rule too).
     std::int64_t expected = 1;
