@@ -4,7 +4,8 @@
 //   n in {256, 512, 1024}  reported as GFLOP/s = 2n^3 / t
 //   n in {16, 64}          reported as ns per call (per-call overhead matters at toy sizes)
 // each on 1 and 2 threads, for attnlab's built-in kernel and, in the BLAS=openblas
-// build, for OpenBLAS too (labelled with the CPU core type OpenBLAS chose).
+// build, for OpenBLAS too (labelled with the CPU core type OpenBLAS chose), case by case
+// back to back, with the built-in kernel's GFLOP/s as a share of OpenBLAS's.
 // Every case gets one warm-up call, then the median time of at least 5 timed
 // samples spanning at least 0.3 s; tiny sizes batch many calls per sample so the
 // clock's resolution does not matter. Before timing, each implementation is
@@ -193,23 +194,31 @@ int main(int argc, char** argv) {
         if (!(err < 1)) return 1;
     }
 
+    // Case by case, every implementation back to back, so a noisy neighbour slows both
+    // sides of a ratio alike (the built-in kernel's share of OpenBLAS's GFLOP/s).
     const int saved_threads = num_threads();
     std::vector<Result> large, small;
-    for (const Impl& impl : impls)
-        for (int threads : kThreadCounts) {
-            for (int n : kLargeSizes) {
+    for (int threads : kThreadCounts) {
+        for (int n : kLargeSizes) {
+            std::vector<double> gflops;
+            for (const Impl& impl : impls) {
                 const Result r = measure(impl, n, threads);
+                gflops.push_back(2.0 * n * n * n / r.seconds * 1e-9);
                 std::printf("%-18s n=%5d  threads=%d  %8.2f GFLOP/s  (median %.3f ms of %d)\n", r.impl.c_str(), n,
-                            threads, 2.0 * n * n * n / r.seconds * 1e-9, r.seconds * 1e3, r.samples);
+                            threads, gflops.back(), r.seconds * 1e3, r.samples);
                 large.push_back(r);
             }
-            for (int n : kSmallSizes) {
+            if (gflops.size() == 2)
+                std::printf("%-18s n=%5d  threads=%d  %7.1f%%\n", "builtin / openblas", n, threads, 100 * gflops[0] / gflops[1]);
+        }
+        for (int n : kSmallSizes)
+            for (const Impl& impl : impls) {
                 const Result r = measure(impl, n, threads);
                 std::printf("%-18s n=%5d  threads=%d  %8.0f ns/call  (%.2f GFLOP/s)\n", r.impl.c_str(), n, threads,
                             r.seconds * 1e9, 2.0 * n * n * n / r.seconds * 1e-9);
                 small.push_back(r);
             }
-        }
+    }
     set_num_threads(saved_threads);
 
     const std::string path = out_dir + "/" + file;
