@@ -23,11 +23,11 @@
 namespace attnlab::nn::detail {
 
 #if defined(__AVX512F__)
-inline constexpr int kTileVectorBytes = 64, kTileRows = 6, kTileVectors = 4;  // 24 accumulators of 32 registers
+inline constexpr int kTileVectorBytes = 64, kTileAccumulators = 24, kTileVectors = 4;  // 24 accumulators of 32 registers
 #elif defined(__AVX__)
-inline constexpr int kTileVectorBytes = 32, kTileRows = 3, kTileVectors = 4;  // 12 of 16
+inline constexpr int kTileVectorBytes = 32, kTileAccumulators = 12, kTileVectors = 4;  // 12 of 16
 #else
-inline constexpr int kTileVectorBytes = 16, kTileRows = 3, kTileVectors = 4;
+inline constexpr int kTileVectorBytes = 16, kTileAccumulators = 12, kTileVectors = 4;
 #endif
 
 template <typename T>
@@ -46,18 +46,18 @@ void tile_kernel(std::int64_t K, const T* __restrict A, std::int64_t a_rs, std::
     V c[MR][NV] = {};
     for (std::int64_t k = 0; k < K; ++k) {
         V b[NV];
-#pragma GCC unroll 8
+#pragma GCC unroll 32
         for (int v = 0; v < NV; ++v) std::memcpy(&b[v], B + k * b_rs + v * L, sizeof(V));
-#pragma GCC unroll 8
+#pragma GCC unroll 32
         for (int i = 0; i < MR; ++i) {
             const T a = A[i * a_rs + k * a_cs];  // broadcast to every lane by the vector arithmetic
-#pragma GCC unroll 8
+#pragma GCC unroll 32
             for (int v = 0; v < NV; ++v) c[i][v] += a * b[v];
         }
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 8
+#pragma GCC unroll 32
         for (int v = 0; v < NV; ++v) {
             V old{};
             if (accumulate) std::memcpy(&old, C + i * c_rs + v * L, sizeof(V));
@@ -67,16 +67,27 @@ void tile_kernel(std::int64_t K, const T* __restrict A, std::int64_t a_rs, std::
     }
 }
 
+// The M rows of one column block of NV vectors, in register tiles as tall as the
+// accumulators allow: kTileAccumulators / NV rows (with AVX-512: 6 rows of 4 vectors,
+// 12 of 2, 24 of 1), then what is left in tiles of 8, 4, 2 and 1 rows. A multiply-add
+// waits on the one before it into the same accumulator, so a tile needs about eight
+// accumulators to keep both FMA units busy: tiles of a fixed 6 rows gave P·v at d_v 16
+// (one vector) six, and the two rows left of a 32-row block two. Which tile computes a
+// row changes none of its values: each element is the same chain of multiply-adds.
 template <typename T, int NV>
-void tile_rows(int mr, std::int64_t K, const T* A, std::int64_t a_rs, std::int64_t a_cs, const T* B, std::int64_t b_rs, T* C,
-               std::int64_t c_rs, bool accumulate) {
-    switch (mr) {  // the last rows of a block get a kernel of their own height
-#define ATTNLAB_TILE_ROWS(R) \
-    case R: return tile_kernel<T, (R <= kTileRows ? R : 1), NV>(K, A, a_rs, a_cs, B, b_rs, C, c_rs, accumulate);
-        ATTNLAB_TILE_ROWS(1) ATTNLAB_TILE_ROWS(2) ATTNLAB_TILE_ROWS(3) ATTNLAB_TILE_ROWS(4) ATTNLAB_TILE_ROWS(5)
-        ATTNLAB_TILE_ROWS(6)
-#undef ATTNLAB_TILE_ROWS
-    }
+void tile_rows(std::int64_t M, std::int64_t K, const T* A, std::int64_t a_rs, std::int64_t a_cs, const T* B, std::int64_t b_rs,
+               T* C, std::int64_t c_rs, bool accumulate) {
+    constexpr int MR = kTileAccumulators / NV;
+    std::int64_t i = 0;
+    auto rows = [&]<int H>(std::integral_constant<int, H>) {
+        tile_kernel<T, H, NV>(K, A + i * a_rs, a_rs, a_cs, B, b_rs, C + i * c_rs, c_rs, accumulate);
+        i += H;
+    };
+    while (M - i >= MR) rows(std::integral_constant<int, MR>{});
+    if constexpr (MR > 8) while (M - i >= 8) rows(std::integral_constant<int, 8>{});
+    if constexpr (MR > 4) if (M - i >= 4) rows(std::integral_constant<int, 4>{});
+    if constexpr (MR > 2) if (M - i >= 2) rows(std::integral_constant<int, 2>{});
+    if (M - i >= 1) rows(std::integral_constant<int, 1>{});
 }
 
 template <typename T>
@@ -88,17 +99,11 @@ void tile_product(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, st
         return;
     }
     for (std::int64_t j = 0; j < N; j += kTileVectors * L) {
-        const auto nv = static_cast<int>(std::min<std::int64_t>(kTileVectors, (N - j) / L));
-        for (std::int64_t i = 0; i < M; i += kTileRows) {
-            const auto mr = static_cast<int>(std::min<std::int64_t>(kTileRows, M - i));
-            const T* a = A + i * a_rs;
-            T* c = C + i * c_rs + j;
-            switch (nv) {
-                case 1: tile_rows<T, 1>(mr, K, a, a_rs, a_cs, B + j, b_rs, c, c_rs, accumulate); break;
-                case 2: tile_rows<T, 2>(mr, K, a, a_rs, a_cs, B + j, b_rs, c, c_rs, accumulate); break;
-                case 3: tile_rows<T, 3>(mr, K, a, a_rs, a_cs, B + j, b_rs, c, c_rs, accumulate); break;
-                default: tile_rows<T, kTileVectors>(mr, K, a, a_rs, a_cs, B + j, b_rs, c, c_rs, accumulate); break;
-            }
+        switch (std::min<std::int64_t>(kTileVectors, (N - j) / L)) {
+            case 1: tile_rows<T, 1>(M, K, A, a_rs, a_cs, B + j, b_rs, C + j, c_rs, accumulate); break;
+            case 2: tile_rows<T, 2>(M, K, A, a_rs, a_cs, B + j, b_rs, C + j, c_rs, accumulate); break;
+            case 3: tile_rows<T, 3>(M, K, A, a_rs, a_cs, B + j, b_rs, C + j, c_rs, accumulate); break;
+            default: tile_rows<T, kTileVectors>(M, K, A, a_rs, a_cs, B + j, b_rs, C + j, c_rs, accumulate); break;
         }
     }
 }

@@ -5,14 +5,18 @@
 // 1e-5 relative), pass float64 gradcheck, and give the same bits at 1 and 2 threads.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
 #include "nn/flash_attention.hpp"
+#include "nn/flash_attention_tile.hpp"
 #include "tensor/allocator.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
+#include "tensor/rng.hpp"
 #include "tests/support/gradcheck_helpers.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
@@ -85,6 +89,44 @@ bool all_finite(const Tensor& t) {
 }
 
 }  // namespace
+
+// The tile product cuts C's rows into register tiles whose height depends on how many
+// vectors wide the column block is (flash_attention_tile.hpp). Every height, and every
+// remainder of rows a height leaves, must give each element the bits it gets when the
+// product is taken one row and one vector at a time (the 1 × 1 tile), and the value of
+// the sum over k (within float rounding of a float64 sum).
+TEST_CASE("flash attention's tile product: every row count and width gives the bits of one row at a time", "[nn][flash]") {
+    constexpr std::int64_t L = nn::detail::TileVec<float>::lanes;
+    Generator gen(7);
+    for (const std::int64_t N : {L, 2 * L, 3 * L, 4 * L, 5 * L, 7 * L})
+        for (const std::int64_t K : {1, 5, 16, 33})
+            for (std::int64_t M = 1; M <= 41; ++M)
+                for (const bool accumulate : {false, true}) {
+                    const std::int64_t a_rs = K + 3, b_rs = N + 5, c_rs = N + 2;  // rows with gaps between them
+                    const std::vector<float> A = randn({M, a_rs}, kFloat32, gen).to_vector<float>();
+                    const std::vector<float> B = randn({K, b_rs}, kFloat32, gen).to_vector<float>();
+                    const std::vector<float> C0 = randn({M, c_rs}, kFloat32, gen).to_vector<float>();
+                    std::vector<float> C = C0, one_at_a_time = C0;
+                    nn::detail::tile_product<float>(M, N, K, A.data(), a_rs, 1, B.data(), b_rs, C.data(), c_rs, accumulate);
+                    for (std::int64_t i = 0; i < M; ++i)
+                        for (std::int64_t j = 0; j < N; j += L)
+                            nn::detail::tile_product<float>(1, L, K, A.data() + i * a_rs, a_rs, 1, B.data() + j, b_rs,
+                                                            one_at_a_time.data() + i * c_rs + j, c_rs, accumulate);
+                    INFO("M " << M << ", N " << N << ", K " << K << (accumulate ? ", accumulating" : ""));
+                    REQUIRE(std::memcmp(C.data(), one_at_a_time.data(), C.size() * sizeof(float)) == 0);
+                    double worst = 0;  // |C − exact| in units of Σ_k |a·b| + |old|, the sum's scale
+                    for (std::int64_t i = 0; i < M; ++i)
+                        for (std::int64_t j = 0; j < N; ++j) {
+                            double exact = accumulate ? C0[i * c_rs + j] : 0.0, scale = std::abs(exact);
+                            for (std::int64_t k = 0; k < K; ++k) {
+                                const double ab = double(A[i * a_rs + k]) * double(B[k * b_rs + j]);
+                                exact += ab, scale += std::abs(ab);
+                            }
+                            worst = std::max(worst, std::abs(C[i * c_rs + j] - exact) / scale);
+                        }
+                    REQUIRE(worst < 1e-5);
+                }
+}
 
 TEST_CASE("flash attention equals the composed path: output and dq, dk, dv, every mask", "[nn][flash]") {
     std::uint64_t seed = 1;
