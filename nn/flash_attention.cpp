@@ -13,9 +13,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
-#include <numeric>
 #include <type_traits>
+#include <utility>
 #include <vector>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -244,13 +245,17 @@ Tensor readable(const Tensor& t) { return t.size(-1) <= 1 || t.strides()[t.dim()
 // transposed view out, and undoing the transpose is free. The values do not depend on it.
 Tensor empty_laid_out_like(const Tensor& like, const Shape& shape, DType dt) {
     const std::int64_t r = like.dim();
-    std::vector<std::int64_t> order(static_cast<std::size_t>(r - 1));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return like.strides()[a] > like.strides()[b]; });
+    // The other dims by decreasing stride, ties in order (an insertion sort in a Shape: a
+    // few dims, and no heap, which std::stable_sort of a std::vector took twice per call).
+    Shape order, memory, back;
+    for (std::int64_t d = 0; d < r - 1; ++d) {
+        order.push_back(d);
+        for (std::int64_t i = d; i > 0 && like.strides()[order[i - 1]] < like.strides()[order[i]]; --i) std::swap(order[i - 1], order[i]);
+    }
     order.push_back(r - 1);
     if (std::is_sorted(order.begin(), order.end())) return empty(shape, dt);  // like is laid out in order (contiguous q)
-    Shape memory, back(std::vector<std::int64_t>(static_cast<std::size_t>(r), 0));
-    for (std::int64_t i = 0; i < r; ++i) memory.push_back(shape[order[static_cast<std::size_t>(i)]]), back[order[static_cast<std::size_t>(i)]] = i;
+    for (std::int64_t i = 0; i < r; ++i) memory.push_back(shape[order[i]]), back.push_back(0);
+    for (std::int64_t i = 0; i < r; ++i) back[order[i]] = i;
     return empty(memory, dt).permute(back);
 }
 
@@ -262,11 +267,26 @@ struct Problem {
     const MaskLayout* mask;
 };
 
-template <typename T>
-T* scratch(Tensor& holder, std::int64_t n) {
-    holder = empty({std::max<std::int64_t>(n, 1)}, std::is_same_v<T, float> ? kFloat32 : kFloat64);
-    return holder.data_ptr<T>();
-}
+// A thread's scratch arrays, carved from one tensor (so the allocator's counters see
+// them), each starting on its own cache line: one allocation, not one per array. At
+// W6's shape the five forward arrays as five tensors were ten mallocs and five cache
+// look-ups per call, against about 5 µs of work.
+class ScratchBlock {
+public:
+    // n_k elements of U_k for each (U_k*&, n_k) pair given to carve().
+    template <typename... U>
+    void carve(std::pair<U*&, std::int64_t>... arrays) {
+        std::int64_t bytes = 0;
+        ((bytes += lines(arrays.second * std::int64_t(sizeof(U)))), ...);
+        holder_ = empty({bytes / std::int64_t(sizeof(std::int64_t))}, kInt64);
+        auto* at = reinterpret_cast<std::byte*>(holder_.data_ptr<std::int64_t>());
+        ((arrays.first = reinterpret_cast<U*>(at), at += lines(arrays.second * std::int64_t(sizeof(U)))), ...);
+    }
+
+private:
+    static std::int64_t lines(std::int64_t bytes) { return (std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64; }
+    Tensor holder_;
+};
 
 // Row stride of the kᵀ / vᵀ copies: Tk plus one cache line. With a power-of-two Tk,
 // rows exactly Tk apart would all map to the same L1 sets, and the tile product walks
@@ -352,15 +372,12 @@ inline std::int64_t tile_elements(std::int64_t Tq, std::int64_t Tk) { return std
 // A thread's buffers, allocated once per chunk of tasks (not once per head).
 template <typename T>
 struct ForwardScratch {
-    Tensor kt_t, qs_t, s_t, m_t, l_t;
+    ScratchBlock block;
     T *kt, *qs, *S, *m;
     double* l;
     ForwardScratch(std::int64_t Tq, std::int64_t Tk, std::int64_t dk) {
-        kt = scratch<T>(kt_t, dk * transposed_stride(Tk));  // kᵀ of the current head, [dk, Tk] in rows of transposed_stride
-        qs = scratch<T>(qs_t, BQ * dk);
-        S = scratch<T>(s_t, tile_elements(Tq, Tk));
-        m = scratch<T>(m_t, BQ);
-        l = scratch<double>(l_t, BQ);
+        block.carve<T, T, T, T, double>({kt, dk * transposed_stride(Tk)},  // kᵀ of the current head, [dk, Tk] in rows of transposed_stride
+                                        {qs, BQ * dk}, {S, tile_elements(Tq, Tk)}, {m, BQ}, {l, BQ});
     }
 };
 
@@ -445,16 +462,16 @@ void forward(const Problem<T>& p, const Rows<T>& out, T* lse) {
 
 template <typename T>
 struct BackwardScratch {
-    Tensor kt_t, vt_t, qs_t, d_t, s_t, dp_t;
+    ScratchBlock block;
     T *kt, *vt, *qs, *D, *S, *dP;
     explicit BackwardScratch(const Problem<T>& p) {
         const std::int64_t ld = transposed_stride(p.Tk);
-        kt = scratch<T>(kt_t, p.dk * ld);                    // kᵀ, [dk, Tk] in rows ld apart
-        vt = scratch<T>(vt_t, p.dv * ld);                    // vᵀ, [dv, Tk] in rows ld apart
-        qs = scratch<T>(qs_t, p.Tq * p.dk);                  // q·scale, [Tq, dk]
-        D = scratch<T>(d_t, p.Tq);                           // D_i = dO_i · O_i = Σ_j P_ij dP_ij
-        S = scratch<T>(s_t, tile_elements(p.Tq, p.Tk));      // scores, then P
-        dP = scratch<T>(dp_t, tile_elements(p.Tq, p.Tk));    // dP, then dS
+        block.carve<T, T, T, T, T, T>({kt, p.dk * ld},                    // kᵀ, [dk, Tk] in rows ld apart
+                                      {vt, p.dv * ld},                    // vᵀ, [dv, Tk] in rows ld apart
+                                      {qs, p.Tq * p.dk},                  // q·scale, [Tq, dk]
+                                      {D, p.Tq},                          // D_i = dO_i · O_i = Σ_j P_ij dP_ij
+                                      {S, tile_elements(p.Tq, p.Tk)},     // scores, then P
+                                      {dP, tile_elements(p.Tq, p.Tk)});   // dP, then dS
     }
 };
 
@@ -547,18 +564,22 @@ FlashAttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor
     const Shape batch = batch_of(q_in);
     const std::int64_t N = batch.numel(), Tq = q_in.size(-2), Tk = k_in.size(-2), d_v = v_in.size(-1);
     auto layout = std::make_shared<MaskLayout>(mask_layout(mask, batch, Tq, Tk));
-    const Tensor q = readable(q_in.detach()), k = readable(k_in.detach()), v = readable(v_in.detach());
+    // Detached copies of the handles only for a backward to keep (so that it does not
+    // hold the graph); inference reads the inputs as they are.
+    const bool recorded = needs_grad({q_in, k_in, v_in});
+    auto kept = [recorded](const Tensor& t) { return readable(recorded ? t.detach() : t); };
+    const Tensor q = kept(q_in), k = kept(k_in), v = kept(v_in);
     Shape out_shape = batch, lse_shape = batch;
     out_shape.push_back(Tq), out_shape.push_back(d_v), lse_shape.push_back(Tq);
     Tensor out = empty_laid_out_like(q, out_shape, dt);
-    const Tensor lse = lse_wanted || needs_grad({q_in, k_in, v_in}) ? empty(lse_shape, dt) : Tensor();
+    const Tensor lse = lse_wanted || recorded ? empty(lse_shape, dt) : Tensor();
     auto run = [&]<typename T>(T) {
         forward(problem<T>(N, q, k, v, scale, *layout), rows_of<T>(out), lse.defined() ? lse.data_ptr<T>() : nullptr);
     };
     if (dt == kFloat32) run(float{}); else run(double{});
 
     record(out, "flash_attention", {q_in, k_in, v_in},
-           [q, k, v, o = out.detach(), lse, layout, scale, N](const Tensor& grad) -> Grads {
+           [q, k, v, o = recorded ? out.detach() : Tensor(), lse, layout, scale, N](const Tensor& grad) -> Grads {
                const Tensor g = readable(grad);
                Tensor dq = empty_laid_out_like(q, q.shape(), q.dtype()), dk = empty_laid_out_like(k, k.shape(), k.dtype()),
                       dv = empty_laid_out_like(v, v.shape(), v.dtype());
