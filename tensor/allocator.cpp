@@ -128,6 +128,51 @@ SmallCache* small_cache() {
     return &c;
 }
 
+// Object blocks (allocate_object), per thread: for each size in steps of 16 bytes, a
+// LIFO list threaded through the free blocks themselves (the first word of a free block
+// points to the next), at most kMaxFree blocks long.
+struct ObjectCache {
+    static constexpr std::size_t kStep = 16, kMaxFree = 4096;
+    struct Free {
+        Free* next;
+    };
+    std::array<Free*, kMaxObjectBytes / kStep> head{};
+    std::array<std::size_t, kMaxObjectBytes / kStep> count{};
+
+    static std::size_t slot(std::size_t bytes) { return (bytes - 1) / kStep; }
+    void* take(std::size_t bytes) {
+        Free*& h = head[slot(bytes)];
+        if (!h) return nullptr;
+        Free* p = h;
+        h = p->next;
+        --count[slot(bytes)];
+        return p;
+    }
+    bool put(std::size_t bytes, void* p) {
+        if (count[slot(bytes)] == kMaxFree) return false;
+        head[slot(bytes)] = ::new (p) Free{head[slot(bytes)]};
+        ++count[slot(bytes)];
+        return true;
+    }
+    ~ObjectCache();
+};
+
+ObjectCache::~ObjectCache() {
+    t_caches_gone = true;
+    for (Free* h : head)
+        while (h) {
+            Free* next = h->next;
+            ::operator delete(h);
+            h = next;
+        }
+}
+
+ObjectCache* object_cache() {
+    if (t_caches_gone) return nullptr;
+    thread_local ObjectCache c;
+    return &c;
+}
+
 #if defined(__GLIBC__)
 // Small blocks come from glibc's heap, which hands its free top back to the kernel
 // (brk) once it exceeds 128 KiB, and takes it back, faulting the pages in again, on
@@ -171,6 +216,22 @@ void release_storage(void* p, std::size_t bytes) {
     if (size < kCacheFromBytes)
         if (SmallCache* c = small_cache(); c && c->put(size, p)) return;
     free_block(p);
+}
+
+void* allocate_object(std::size_t bytes) {
+    if constexpr (!kExactAllocation)
+        if (bytes && bytes <= kMaxObjectBytes)
+            if (ObjectCache* c = object_cache())
+                if (void* p = c->take(bytes)) return p;
+    if constexpr (kExactAllocation) return ::operator new(bytes);
+    return ::operator new((bytes + ObjectCache::kStep - 1) / ObjectCache::kStep * ObjectCache::kStep);  // fits any size of its slot
+}
+
+void release_object(void* p, std::size_t bytes) {
+    if constexpr (!kExactAllocation)
+        if (bytes && bytes <= kMaxObjectBytes)
+            if (ObjectCache* c = object_cache(); c && c->put(bytes, p)) return;
+    ::operator delete(p);
 }
 
 std::size_t cached_storage_bytes() {

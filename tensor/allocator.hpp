@@ -58,4 +58,27 @@ double peak_extra_storage_bytes(F&& fn) {
     return static_cast<double>(peak_storage_bytes_in_use() - before);
 }
 
+// The small objects every op makes besides its storage: a TensorImpl and a Storage, each
+// in one block with its shared_ptr's control block (std::allocate_shared). Freed blocks
+// are kept per thread and per size in a free list and handed out again: a forward frees
+// dozens of them at once, more than glibc's per-thread cache holds (7 of a size), and
+// the rest went through its slower paths (perf on W6: _int_malloc and _int_free).
+// Blocks of up to kMaxObjectBytes; larger ones, and every block under AddressSanitizer,
+// go straight to operator new and delete.
+inline constexpr std::size_t kMaxObjectBytes = 512;
+void* allocate_object(std::size_t bytes);
+void release_object(void* p, std::size_t bytes);
+
+// allocate_object as a standard allocator, for std::allocate_shared.
+template <typename T>
+struct ObjectAllocator {
+    using value_type = T;
+    ObjectAllocator() = default;
+    template <typename U>
+    ObjectAllocator(const ObjectAllocator<U>&) {}
+    T* allocate(std::size_t n) { return static_cast<T*>(allocate_object(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t n) { release_object(p, n * sizeof(T)); }
+    friend bool operator==(const ObjectAllocator&, const ObjectAllocator&) { return true; }
+};
+
 }  // namespace attnlab

@@ -151,7 +151,7 @@ Tensor Tensor::log() const { return attnlab::log(*this); }
 // ---- creation --------------------------------------------------------------------------
 
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, std::int64_t offset) {
-    auto impl = std::make_shared<TensorImpl>();
+    auto impl = std::allocate_shared<TensorImpl>(ObjectAllocator<TensorImpl>());
     impl->storage = base.impl()->storage;
     impl->shape = shape;
     impl->strides = strides;
@@ -166,10 +166,10 @@ static Tensor allocate(const Shape& shape, DType dtype, const char* op) {
     for (std::int64_t s : shape)
         if (s < 0) throw ValueError(std::string(op) + ": negative size in shape " + shape.str());
     const std::size_t nbytes = checked_nbytes(shape, dtype_size(dtype), op);
-    auto impl = std::make_shared<TensorImpl>();
+    auto impl = std::allocate_shared<TensorImpl>(ObjectAllocator<TensorImpl>());
     impl->strides = contiguous_strides(shape);
     try {
-        impl->storage = std::make_shared<Storage>(nbytes);
+        impl->storage = std::allocate_shared<Storage>(ObjectAllocator<Storage>(), nbytes);
     } catch (const std::bad_alloc&) {
         throw ShapeError(std::string(op) + ": cannot allocate " + std::to_string(nbytes) + " bytes for shape " +
                          shape.str() + " of " + dtype_name(dtype) + " (out of memory)");
