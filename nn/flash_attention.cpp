@@ -18,15 +18,13 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 #include "autograd/node.hpp"
 #include "nn/flash_attention_tile.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/softmax_row.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace attnlab::nn {
 
@@ -293,41 +291,25 @@ private:
 // down d_k of them at once (forward + backward at T 2048, 1 thread: 209 -> 200 ms of CPU time).
 inline std::int64_t transposed_stride(std::int64_t Tk) { return Tk + 16; }
 
-#if defined(__AVX512F__)
-// y[c, r] = x[r, c] for one 16 × 16 block of floats, in registers: 16 row loads, four
-// rounds of 16 shuffles, 16 row stores, where element by element it was 256 loads and
-// 256 stores. After each round every 128-bit lane of a vector holds one column's rows
-// 2 at a time, then 4 at a time; the last two rounds gather a column's four lanes.
+// y[c, r] = x[r, c] for one 16 × 16 block of floats, through registers a kLanes-square
+// block at a time (vec::transpose_block, which gemm's packing uses too): a load per row
+// and a store per column of each block, where element by element it was 256 loads and
+// 256 stores, 12% of kernel_flash_fwd_16x4x32x16 (perf, session 19). Against session
+// 19's AVX-512 intrinsics for the same block: kernel 1.06x, W6 0.99x (bench/ab.sh, 7 rounds).
 inline void transpose_16x16(const float* x, std::int64_t x_ld, float* y, std::int64_t y_ld) {
-    // The zero-masked forms with every lane kept: GCC 12 warns falsely inside the plain ones.
-    constexpr __mmask16 kAll = 0xffff;  // 16 floats
-    constexpr __mmask8 kAll8 = 0xff;    // 8 doubles
-    __m512 a[16], b[16];
-    for (int i = 0; i < 16; ++i) a[i] = _mm512_loadu_ps(x + i * x_ld);
-    for (int i = 0; i < 16; i += 2) {  // lane l of b[i + h]: rows i, i+1 of columns 4l + 2h and 4l + 2h + 1
-        b[i] = _mm512_maskz_unpacklo_ps(kAll, a[i], a[i + 1]);
-        b[i + 1] = _mm512_maskz_unpackhi_ps(kAll, a[i], a[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4)  // lane l of a[i + m]: rows i..i+3 of column 4l + m
-        for (int h = 0; h < 2; ++h) {
-            const __m512d lo = _mm512_castps_pd(b[i + h]), hi = _mm512_castps_pd(b[i + 2 + h]);
-            a[i + 2 * h] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(kAll8, lo, hi));
-            a[i + 2 * h + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(kAll8, lo, hi));
+    namespace vec = ::attnlab::detail::vec;
+    constexpr int W = vec::kLanes;
+    static_assert(16 % W == 0);
+    for (int r0 = 0; r0 < 16; r0 += W)
+        for (int c0 = 0; c0 < 16; c0 += W) {
+            vec::VF v[W];
+#pragma GCC unroll 16
+            for (int r = 0; r < W; ++r) v[r] = vec::load(x + (r0 + r) * x_ld + c0);
+            vec::transpose_block(v);
+#pragma GCC unroll 16
+            for (int c = 0; c < W; ++c) vec::store(y + (c0 + c) * y_ld + r0, v[c]);
         }
-    // shuffle_f32x4(p, q, 0x88) is lanes (p0, p2, q0, q2); 0xdd is (p1, p3, q1, q3).
-    // b[g + m]: rows g..g+7 of columns m and 8 + m; b[g + 4 + m]: of columns 4 + m and 12 + m.
-    for (int m = 0; m < 4; ++m)
-        for (int g = 0; g < 16; g += 8) {
-            b[g + m] = _mm512_maskz_shuffle_f32x4(kAll, a[g + m], a[g + 4 + m], 0x88);
-            b[g + 4 + m] = _mm512_maskz_shuffle_f32x4(kAll, a[g + m], a[g + 4 + m], 0xdd);
-        }
-    for (int i = 0; i < 8; ++i) {  // a[c]: rows 0..15 of column c
-        a[i] = _mm512_maskz_shuffle_f32x4(kAll, b[i], b[8 + i], 0x88);
-        a[8 + i] = _mm512_maskz_shuffle_f32x4(kAll, b[i], b[8 + i], 0xdd);
-    }
-    for (int c = 0; c < 16; ++c) _mm512_storeu_ps(y + c * y_ld, a[c]);
 }
-#endif
 
 // xt[c, r] = x[r, c] for x [rows, cols]; x's rows are x_ld apart, xt's ld.
 template <typename T>
@@ -335,13 +317,11 @@ void transpose(const T* x, std::int64_t x_ld, std::int64_t rows, std::int64_t co
     constexpr std::int64_t b = 16;  // 16 × 16 blocks: both sides stay in cache
     for (std::int64_t r0 = 0; r0 < rows; r0 += b)
         for (std::int64_t c0 = 0; c0 < cols; c0 += b) {
-#if defined(__AVX512F__)
             if constexpr (std::is_same_v<T, float>)
                 if (r0 + b <= rows && c0 + b <= cols) {
                     transpose_16x16(x + r0 * x_ld + c0, x_ld, xt + c0 * ld + r0, ld);
                     continue;
                 }
-#endif
             for (std::int64_t r = r0; r < std::min(rows, r0 + b); ++r)
                 for (std::int64_t c = c0; c < std::min(cols, c0 + b); ++c) xt[c * ld + r] = x[r * x_ld + c];
         }

@@ -44,6 +44,7 @@
 
 #include "tensor/gemm.hpp"
 #include "tensor/parallel.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace attnlab::detail {
 namespace {
@@ -73,6 +74,8 @@ struct VecOf<double> {
 };
 template <typename T>
 using Vec = typename VecOf<T>::type;
+
+static_assert(sizeof(Vec<float>) == sizeof(vec::VF), "pack_b_columns_by_blocks hands its vectors to vec::transpose_block");
 
 // The register tile: MR rows of C, each NV vectors (NR elements) wide.
 template <typename T>
@@ -148,34 +151,6 @@ PackBuffers<T>& pack_buffers() {
 
 // ---- pass 1: pack B panel -------------------------------------------------------
 
-// A square block of W x W floats, one vector per row, transposed in registers:
-// log2(W) rounds of interleaving the first half of the rows with the second
-// (row 2i takes the low halves of rows i and i + W/2, element by element, row
-// 2i+1 the high halves) turn rows into columns. Only moves values.
-// Element n of the result: element Offset + n/2 of a (n even) or of b (n odd). Constant
-// indices, so __builtin_shufflevector, which GCC and clang both have, is one instruction.
-template <int Offset, int... N>
-inline Vec<float> interleave(const Vec<float>& a, const Vec<float>& b, std::integer_sequence<int, N...>) {
-    constexpr int W = static_cast<int>(sizeof...(N));
-    return __builtin_shufflevector(a, b, (Offset + N / 2 + (N % 2) * W)...);
-}
-
-inline void transpose_block(Vec<float> (&v)[TileShape<float>::kLanes]) {
-    constexpr int W = TileShape<float>::kLanes;
-    constexpr auto lanes = std::make_integer_sequence<int, W>{};
-#pragma GCC unroll 8
-    for (int round = 1; round < W; round *= 2) {
-        Vec<float> t[W];
-#pragma GCC unroll 16
-        for (int i = 0; i < W / 2; ++i) {
-            t[2 * i] = interleave<0>(v[i], v[i + W / 2], lanes);          // low halves, element by element
-            t[2 * i + 1] = interleave<W / 2>(v[i], v[i + W / 2], lanes);  // high halves
-        }
-#pragma GCC unroll 16
-        for (int i = 0; i < W; ++i) v[i] = t[i];
-    }
-}
-
 // The column-major B of pack_b (below), W columns by W rows of k at a time:
 // W vector loads along memory, a register transpose, W vector stores into the
 // sliver, instead of W*W scattered single stores. Covers the first
@@ -188,7 +163,7 @@ inline int64_t pack_b_columns_by_blocks(int64_t kc, int64_t cols, const float* B
             Vec<float> v[W];
 #pragma GCC unroll 16
             for (int c = 0; c < W; ++c) v[c] = load(B + (j + c) * cs + k);
-            transpose_block(v);
+            vec::transpose_block(v);  // tensor/vec_math.hpp
 #pragma GCC unroll 16
             for (int r = 0; r < W; ++r) store(Bp + (k + r) * NR + j, v[r]);
         }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -46,6 +47,35 @@ inline VF load(const float* p) {
 }
 inline void store(float* p, VF v) { std::memcpy(p, &v, sizeof v); }
 inline VF splat(float x) { return VF{} + x; }
+
+// A square block of kLanes × kLanes floats, one vector per row, transposed in registers
+// (gemm's packing of a column-major B and flash attention's kᵀ use it): log2(kLanes)
+// rounds of interleaving the first half of the rows with the second (row 2i takes the
+// low halves of rows i and i + kLanes/2, element by element, row 2i+1 the high halves)
+// turn rows into columns. Only moves values.
+// Element n of the result: element Offset + n/2 of a (n even) or of b (n odd). Constant
+// indices, so __builtin_shufflevector, which GCC and clang both have, is one instruction.
+template <int Offset, int... N>
+inline VF interleave(const VF& a, const VF& b, std::integer_sequence<int, N...>) {
+    constexpr int W = static_cast<int>(sizeof...(N));
+    return __builtin_shufflevector(a, b, (Offset + N / 2 + (N % 2) * W)...);
+}
+
+inline void transpose_block(VF (&v)[kLanes]) {
+    constexpr int W = kLanes;
+    constexpr auto lanes = std::make_integer_sequence<int, W>{};
+#pragma GCC unroll 8
+    for (int round = 1; round < W; round *= 2) {
+        VF t[W];
+#pragma GCC unroll 16
+        for (int i = 0; i < W / 2; ++i) {
+            t[2 * i] = interleave<0>(v[i], v[i + W / 2], lanes);          // low halves, element by element
+            t[2 * i + 1] = interleave<W / 2>(v[i], v[i + W / 2], lanes);  // high halves
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < W; ++i) v[i] = t[i];
+    }
+}
 
 // The last `count` (< kLanes) elements, padded with `fill` to a whole vector. With
 // AVX-512 one masked load or store (the lanes past `count` are never touched, so they
