@@ -23,9 +23,10 @@
 //
 // Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
 // to ~0.15 s, 7 repetitions, the median per call (lab::time_median, which phase 5's cost
-// plot uses too). Each line also reports the minor page faults per call in the steady
-// state (getrusage, over a few calls after the timing): a nonzero count means memory
-// went back to the kernel and was faulted in again. Usage:
+// plot uses too). Each line also reports, per call in the steady state (over a few calls
+// after the timing), the minor page faults (getrusage: a nonzero count means memory went
+// back to the kernel and was faulted in again), the jobs handed to the thread pool and
+// how many of them had to wake a sleeping worker (tensor/parallel.hpp). Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
 #include <algorithm>
 #include <cmath>
@@ -51,11 +52,16 @@ using namespace attnlab;
 
 namespace {
 
+// Per call, after the timing: see the header comment.
+struct SteadyState {
+    double page_faults, pool_jobs, pool_wakes;
+};
+
 struct Result {
     std::string name;
     double median_ms, min_ms, max_ms;
     std::string extra;
-    double faults;
+    SteadyState steady;
 };
 
 long minor_faults() {
@@ -64,17 +70,22 @@ long minor_faults() {
     return u.ru_minflt;
 }
 
-// Minor page faults per call of fn, over `calls` calls (run after the timing's warm-up).
-double faults_per_call(const std::function<void()>& fn, int calls) {
-    const long before = minor_faults();
+// What `calls` calls of fn cost beside time, per call (run after the timing's warm-up).
+SteadyState steady_state(const std::function<void()>& fn, int calls) {
+    const long faults = minor_faults();
+    const PoolCounts pool = pool_counts();
     for (int i = 0; i < calls; ++i) fn();
-    return static_cast<double>(minor_faults() - before) / calls;
+    const PoolCounts now = pool_counts();
+    const auto per_call = [calls](double n) { return n / calls; };
+    return {per_call(static_cast<double>(minor_faults() - faults)), per_call(static_cast<double>(now.jobs - pool.jobs)),
+            per_call(static_cast<double>(now.wakes - pool.wakes))};
 }
 
-Result summarise(const std::string& name, const lab::Timing& t, double faults, const std::string& extra = "") {
-    char f[48];
-    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f", faults);
-    Result r{name, t.median_ms, t.min_ms, t.max_ms, extra.empty() ? f : extra + " " + f, faults};
+Result summarise(const std::string& name, const lab::Timing& t, const SteadyState& steady, const std::string& extra = "") {
+    char f[112];
+    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f pool_jobs_per_iter=%.4g pool_wakes_per_iter=%.4g",
+                  steady.page_faults, steady.pool_jobs, steady.pool_wakes);
+    Result r{name, t.median_ms, t.min_ms, t.max_ms, extra.empty() ? f : extra + " " + f, steady};
     std::printf("%s: %.4f ms (%.4f..%.4f)  %s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms, r.extra.c_str());
     std::fflush(stdout);
     return r;
@@ -90,7 +101,7 @@ Result mha_fwd_bwd(const std::string& name, std::int64_t d, std::int64_t h, cons
         mha.forward(x).output.sum().backward();
     };
     const lab::Timing t = lab::time_median(step);
-    return summarise(name, t, faults_per_call(step, 10));
+    return summarise(name, t, steady_state(step, 10));
 }
 
 // W3 and W3b on the fused path, inputs as W3's composed rows (seed 0, [1, 8, T, 64]).
@@ -105,7 +116,7 @@ void fused_attention(std::int64_t T, const std::regex& want, std::vector<Result>
         const lab::Timing t = lab::time_median(fn, 7, rep_s);
         char extra[64];
         std::snprintf(extra, sizeof extra, "GFLOPs=%.1f", f / (t.median_ms * 1e6));
-        results.push_back(summarise(name, t, faults_per_call(fn, T >= 1024 ? 2 : 10), extra));
+        results.push_back(summarise(name, t, steady_state(fn, T >= 1024 ? 2 : 10), extra));
     };
     if (std::regex_search(fwd, want)) {
         NoGradGuard no_grad;
@@ -154,7 +165,7 @@ int main(int argc, char** argv) {
         const double flops = 2.0 * 2.0 * 8 * static_cast<double>(T) * T * 64;  // QKᵀ and weights·V
         char extra[64];
         std::snprintf(extra, sizeof extra, "matmul_GFLOPs=%.3f", flops / (t.median_ms * 1e6));
-        results.push_back(summarise(name, t, faults_per_call(attention, T >= 1024 ? 2 : 10), extra));
+        results.push_back(summarise(name, t, steady_state(attention, T >= 1024 ? 2 : 10), extra));
     }
     for (std::int64_t T : {64, 128, 256, 512, 1024, 2048}) fused_attention(T, want, results);
 
@@ -172,12 +183,12 @@ int main(int argc, char** argv) {
         const std::vector<double> ms = bench::time_steps(step);  // one step at a time: see w4.hpp
         const lab::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
         const double final_loss = loss;  // after step 60, as torch_peer.py reports it
-        const double faults = faults_per_call(step, 10);
+        const SteadyState steady = steady_state(step, 10);
         char extra[96];
         std::snprintf(extra, sizeof extra, "params=%lld final_loss=%.3f tokens_per_s=%.0f",
                       static_cast<long long>(model.parameter_count()), final_loss,
                       bench::kW4Batch * bench::kW4T / (t.median_ms / 1e3));
-        results.push_back(summarise(name, t, faults, extra));
+        results.push_back(summarise(name, t, steady, extra));
     }
 
     if (std::regex_search("generate_256", want)) {
@@ -197,14 +208,14 @@ int main(int argc, char** argv) {
         const lab::Timing t = lab::time_median(generate, 7, 0.0);
         char extra[64];
         std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", t.median_ms / 256);
-        results.push_back(summarise("generate_256", t, faults_per_call(generate, 1), extra));
+        results.push_back(summarise("generate_256", t, steady_state(generate, 1), extra));
     }
 
     // Single kernels at W4's shapes (seed 0).
     auto kernel = [&](const std::string& name, const std::function<void()>& fn) {
         if (!std::regex_search(name, want)) return;
         const lab::Timing t = lab::time_median(fn);
-        results.push_back(summarise(name, t, faults_per_call(fn, 10)));
+        results.push_back(summarise(name, t, steady_state(fn, 10)));
     };
     {
         manual_seed(0);
@@ -228,11 +239,12 @@ int main(int argc, char** argv) {
     if (!json_path.empty()) {
         std::string j = "{\"threads\": " + std::to_string(threads) + ", \"results\": [";
         for (std::size_t i = 0; i < results.size(); ++i) {
-            char buf[256];
+            const SteadyState& st = results[i].steady;
+            char buf[320];
             std::snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
-                          "\"page_faults_per_iter\": %.1f}",
+                          "\"page_faults_per_iter\": %.1f, \"pool_jobs_per_iter\": %.4g, \"pool_wakes_per_iter\": %.4g}",
                           i ? ", " : "", results[i].name.c_str(), results[i].median_ms, results[i].min_ms, results[i].max_ms,
-                          results[i].faults);
+                          st.page_faults, st.pool_jobs, st.pool_wakes);
             j += buf;
         }
         write_file_atomic(json_path, j + "]}\n");

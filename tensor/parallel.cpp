@@ -66,10 +66,15 @@ inline void cpu_relax() {
 #endif
 }
 
-// How long a worker spins on the job word before sleeping. A W4 training step
-// issues a parallel gemm every 20-100 us; 30 us of spinning catches most of them
-// and bounds what an idle worker costs the other programs on the machine.
-constexpr auto kSpinMicroseconds = std::chrono::microseconds(30);
+// How long a worker spins on the job word before sleeping. A W4 training step on
+// 2 threads hands the pool 12 jobs, some of them 300-1000 us apart, with the small
+// ops between them running serially. `bench_workloads --threads 2 --only
+// 'toy_lm_train_step$'` with a 30 us spin: 10.4-10.9 of the 12 woke a sleeping
+// worker (pool_wakes_per_iter), and the step took 4.2 ms; 300 us: 5.7-5.9 and 4.0 ms;
+// 1000 us: 0-0.1 and 3.6 ms. So a worker spins for a millisecond. That still bounds
+// what an idle worker burns after its last job; the OpenMP runtimes spin longer by
+// default (libgomp's GOMP_SPINCOUNT, Intel's 200 ms KMP_BLOCKTIME).
+constexpr auto kSpinMicroseconds = std::chrono::microseconds(1000);
 
 class Pool {
 public:
@@ -87,7 +92,9 @@ public:
         done_.store(0, std::memory_order_relaxed);
         const uint64_t gen = (job_.load(std::memory_order_relaxed) >> 32) + 1;
         job_.store(gen << 32 | uint64_t(chunks) << 16, std::memory_order_seq_cst);  // publishes the fields above
+        jobs_.fetch_add(1, std::memory_order_relaxed);
         if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+            wakes_.fetch_add(1, std::memory_order_relaxed);
             std::lock_guard lock(mutex_);  // a worker between "no job yet" and wait() holds it
             wake_.notify_all();
         }
@@ -116,6 +123,8 @@ public:
 
     // Held by whoever is using the pool (a job, or a resize).
     std::mutex& busy() { return busy_; }
+
+    PoolCounts counts() const { return {jobs_.load(std::memory_order_relaxed), wakes_.load(std::memory_order_relaxed)}; }
 
 private:
     // job_ packs the generation (bits 32-63), the job's chunk count (16-31) and the
@@ -186,6 +195,7 @@ private:
     std::vector<std::thread> workers_;
     std::atomic<uint64_t> job_{0};
     std::atomic<int> done_{0};
+    std::atomic<uint64_t> jobs_{0}, wakes_{0};  // written by run() alone (under busy_), read by anyone
     // The job, written by run() before it publishes job_, read by claimers after a claim.
     const ChunkBody* body_ = nullptr;
     int64_t begin_ = 0, n_ = 0;
@@ -209,6 +219,8 @@ void set_num_threads(int n) {
 }
 
 int num_threads() { return configured_threads().load(); }
+
+PoolCounts pool_counts() { return pool().counts(); }
 
 void parallel_for(int64_t begin, int64_t end, int64_t grain, ChunkBody body) {
     if (end <= begin) return;

@@ -13,8 +13,12 @@
 // Between jobs a worker spins for kSpinMicroseconds (with a pause instruction,
 // so it leaves its core's pipeline to the sibling) and then sleeps on a
 // condition variable. A job that follows within the spin window starts in well
-// under a microsecond; a sleeping worker takes 10-40 us to wake, and the caller
-// does not wait for it. The spin is bounded so that an idle program costs nothing.
+// under a microsecond. Waking a sleeping worker costs the caller a system call
+// and starts the worker's chunk late (tens of microseconds on a virtual machine,
+// where the wake is an interrupt to another virtual CPU); the caller does not wait
+// for it, and runs the chunk itself if the worker has not started it. The spin is bounded so that
+// an idle program costs nothing; pool_counts() says how many jobs had to wake a
+// worker.
 //
 // What it leaves out: dynamic scheduling beyond the caller's claiming, per-job
 // priorities, nested parallelism.
@@ -52,6 +56,14 @@ int num_threads();
 // variable and the value; it is never clamped into range silently.
 inline constexpr int kMaxThreads = 1024;
 int parse_num_threads(const char* text);
+
+// How many jobs parallel_for has handed to the pool since the program started, and
+// how many of them found a worker asleep and had to wake it (bench_workloads reports
+// both per call). Single-thread runs and serial fallbacks count as neither.
+struct PoolCounts {
+    std::uint64_t jobs = 0, wakes = 0;
+};
+PoolCounts pool_counts();
 
 // The least arithmetic (in flops) one chunk of a parallel kernel should carry;
 // kernels divide it by their flops per index to get parallel_for's grain.

@@ -90,6 +90,24 @@ TEST_CASE("parallel_for really uses the worker threads for a big enough range", 
     CHECK(rec.threads.count(std::this_thread::get_id()) == 1);  // the caller does a share
 }
 
+TEST_CASE("pool_counts counts the jobs handed to the pool, and the wakes of a sleeping worker", "[tensor][parallel]") {
+    ThreadCount tc(2);  // set_num_threads stops the workers: the next job starts one afresh
+    auto job = [] {     // two chunks, one on each thread
+        std::atomic<int> started{0};
+        parallel_for(0, 2, 1, [&](int64_t, int64_t) { wait_until_started(started, 2); });
+    };
+    const PoolCounts start = pool_counts();
+    parallel_for(0, 10, 10, [](int64_t, int64_t) {});  // too short to split: runs here, not a job
+    CHECK(pool_counts().jobs == start.jobs);
+    job();  // a worker just started is not asleep
+    CHECK(pool_counts().jobs == start.jobs + 1);
+    CHECK(pool_counts().wakes == start.wakes);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // far past the worker's spin: it sleeps
+    job();
+    CHECK(pool_counts().jobs == start.jobs + 2);
+    CHECK(pool_counts().wakes == start.wakes + 1);
+}
+
 TEST_CASE("parallel_for: a chunk no worker has started is run by the caller", "[tensor][parallel]") {
     // 40 threads on a 2-core machine: most workers are asleep or waiting for a core
     // when the job is published, so the caller ends up claiming their chunks.
