@@ -88,10 +88,13 @@ struct AdamConstants {
 // for a float or a whole vector of them (detail::vec::VF), so the vector loop and the
 // scalar tail do the same arithmetic in the same order: the same bits in every lane
 // (tests/nn/test_loss_optim.cpp checks a tail element against a vector lane). The
-// square root is the one thing spelled out: vec::sqrt, since GCC vectorises no std::sqrt.
+// square root is spelled out: vec::sqrt, since GCC vectorises no std::sqrt. And AdamW's
+// decayed weight is vec::unfused: called from a lambda (session 21 tried the update in
+// runs over threads), GCC fused w·shrink − step into one multiply-subtract in the vector
+// loop and not in the tail, and the test above failed; inlined here, it fused neither.
 template <bool kDecoupled, typename V>
 inline void adam_element(V& w, V g, V& m, V& v, const AdamConstants& c, V (*root)(V)) {
-    if constexpr (kDecoupled) w *= c.shrink;  // AdamW: decay the weight itself
+    if constexpr (kDecoupled) w = detail::vec::unfused(w * c.shrink);  // AdamW: decay the weight itself
     else g += c.decay * w;                    // Adam: L2 penalty in the gradient
     m = c.b1 * m + (1 - c.b1) * g;
     v = c.b2 * v + (1 - c.b2) * g * g;

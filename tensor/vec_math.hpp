@@ -100,6 +100,22 @@ inline void store_tail(float* p, VF v, std::int64_t count) {
 #endif
 }
 
+// x as computed and rounded, for a float or a VF: the compiler may not fuse the operation
+// that made it into a later one. GCC contracts a * b − c into one fused multiply-subtract
+// (one rounding instead of two) where it sees fit, and may see fit in a vector loop and
+// not in its scalar tail, or in one caller and not another (nn/optim.cpp's AdamW did).
+// An empty asm that claims to change x in its register is a wall no contraction crosses.
+template <typename V>
+inline V unfused(V x) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__("" : "+v"(x));
+#else
+    volatile V kept = x;
+    x = kept;
+#endif
+    return x;
+}
+
 // √v per lane, correctly rounded as the scalar std::sqrt (IEEE requires it of both), so a
 // loop that uses it gives the scalar loop's bits. GCC vectorises no std::sqrt while
 // errno must be set for a negative argument (-fmath-errno, the default), and per-function
