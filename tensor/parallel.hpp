@@ -16,9 +16,9 @@
 // under a microsecond. Waking a sleeping worker costs the caller a system call
 // and starts the worker's chunk late (tens of microseconds on a virtual machine,
 // where the wake is an interrupt to another virtual CPU); the caller does not wait
-// for it, and runs the chunk itself if the worker has not started it. The spin is bounded so that
-// an idle program costs nothing; pool_counts() says how many jobs had to wake a
-// worker.
+// for it, and runs the chunk itself if the worker has not started it. The spin is
+// bounded so that an idle program costs nothing; pool_counts() says how many jobs
+// had to wake a worker.
 //
 // What it leaves out: dynamic scheduling beyond the caller's claiming, per-job
 // priorities, nested parallelism.

@@ -99,13 +99,13 @@ TEST_CASE("pool_counts counts the jobs handed to the pool, and the wakes of a sl
     const PoolCounts start = pool_counts();
     parallel_for(0, 10, 10, [](int64_t, int64_t) {});  // too short to split: runs here, not a job
     CHECK(pool_counts().jobs == start.jobs);
-    job();  // a worker just started is not asleep
-    CHECK(pool_counts().jobs == start.jobs + 1);
-    CHECK(pool_counts().wakes == start.wakes);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // far past the worker's spin: it sleeps
     job();
-    CHECK(pool_counts().jobs == start.jobs + 2);
-    CHECK(pool_counts().wakes == start.wakes + 1);
+    CHECK(pool_counts().jobs == start.jobs + 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // far past the worker's 1 ms spin: it sleeps
+    const PoolCounts before = pool_counts();
+    job();
+    CHECK(pool_counts().jobs == before.jobs + 1);
+    CHECK(pool_counts().wakes == before.wakes + 1);
 }
 
 TEST_CASE("parallel_for: a chunk no worker has started is run by the caller", "[tensor][parallel]") {
