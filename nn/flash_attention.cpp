@@ -301,14 +301,7 @@ inline void transpose_16x16(const float* x, std::int64_t x_ld, float* y, std::in
     constexpr int W = vec::kLanes;
     static_assert(16 % W == 0);
     for (int r0 = 0; r0 < 16; r0 += W)
-        for (int c0 = 0; c0 < 16; c0 += W) {
-            vec::VF v[W];
-#pragma GCC unroll 16
-            for (int r = 0; r < W; ++r) v[r] = vec::load(x + (r0 + r) * x_ld + c0);
-            vec::transpose_block(v);
-#pragma GCC unroll 16
-            for (int c = 0; c < W; ++c) vec::store(y + (c0 + c) * y_ld + r0, v[c]);
-        }
+        for (int c0 = 0; c0 < 16; c0 += W) vec::transpose_block(x + r0 * x_ld + c0, x_ld, y + c0 * y_ld + r0, y_ld);
 }
 
 // xt[c, r] = x[r, c] for x [rows, cols]; x's rows are x_ld apart, xt's ld.

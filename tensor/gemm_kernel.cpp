@@ -75,7 +75,7 @@ struct VecOf<double> {
 template <typename T>
 using Vec = typename VecOf<T>::type;
 
-static_assert(sizeof(Vec<float>) == sizeof(vec::VF), "pack_b_columns_by_blocks hands its vectors to vec::transpose_block");
+static_assert(sizeof(Vec<float>) == sizeof(vec::VF), "pack_b_columns_by_blocks packs by vec::transpose_block's blocks");
 
 // The register tile: MR rows of C, each NV vectors (NR elements) wide.
 template <typename T>
@@ -159,14 +159,7 @@ inline int64_t pack_b_columns_by_blocks(int64_t kc, int64_t cols, const float* B
     constexpr int W = TileShape<float>::kLanes, NR = TileShape<float>::NR;
     const int64_t k_end = kc / W * W;
     for (int64_t j = 0; j + W <= cols; j += W)
-        for (int64_t k = 0; k < k_end; k += W) {
-            Vec<float> v[W];
-#pragma GCC unroll 16
-            for (int c = 0; c < W; ++c) v[c] = load(B + (j + c) * cs + k);
-            vec::transpose_block(v);  // tensor/vec_math.hpp
-#pragma GCC unroll 16
-            for (int r = 0; r < W; ++r) store(Bp + (k + r) * NR + j, v[r]);
-        }
+        for (int64_t k = 0; k < k_end; k += W) vec::transpose_block(B + j * cs + k, cs, Bp + k * NR + j, NR);
     return k_end;
 }
 

@@ -77,6 +77,17 @@ inline void transpose_block(VF (&v)[kLanes]) {
     }
 }
 
+// y[c, r] = x[r, c] for one kLanes × kLanes block: a vector load per row of x (rows x_ld
+// floats apart), transpose_block, a vector store per row of y (y_ld apart).
+inline void transpose_block(const float* x, std::int64_t x_ld, float* y, std::int64_t y_ld) {
+    VF v[kLanes];
+#pragma GCC unroll 16
+    for (int r = 0; r < kLanes; ++r) v[r] = load(x + r * x_ld);
+    transpose_block(v);
+#pragma GCC unroll 16
+    for (int c = 0; c < kLanes; ++c) store(y + c * y_ld, v[c]);
+}
+
 // The last `count` (< kLanes) elements, padded with `fill` to a whole vector. With
 // AVX-512 one masked load or store (the lanes past `count` are never touched, so they
 // cannot fault) rather than a copy through a buffer: a short row (a softmax over 8 keys)
