@@ -127,9 +127,7 @@ PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 .DEFAULT_GOAL := all
 
 # Parallel by default: compiling, training the three checkpoints, and running the phase
-# programs (two at a time on two cores; --output-sync prints each one's printout whole when
-# it ends, so they never interleave; each writes only its own out/phaseN/ and out/data/ files;
-# so phase 4 and 5's printouts come after the short phases'). Each phase then runs its kernels
+# programs, as many at a time as there are cores (`all` below). Each phase then runs its kernels
 # on one thread (ATTNLAB_NUM_THREADS=1 unless set), as does training: two phases with two threads each would
 # oversubscribe the cores, and every op that waits for a descheduled worker would stall —
 # phase 4's KV-cache speed-up fell from 12x to 1.8x that way. Results are the same bits at
@@ -138,18 +136,20 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # ...unless the caller chose with -j: then the jobserver is already there to share.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 
-# Started longest first, so the two cores finish together (phase 5 alone is half the run).
-LONGEST_FIRST := $(filter phase5 phase4,$(PHASES)) plots-demo $(filter-out phase5 phase4,$(PHASES))
-
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
-# build and train in one make: training needs only build/tinygpt, so it starts while the
-# other programs still compile, and fills the cores the build's serial tail leaves idle.
+# One make over the whole job, so the two cores never wait on a stage: a program runs as soon
+# as it and the models it reads exist, while the rest still compiles or trains. Phase 5 reads
+# no checkpoint and is the longest run (half of the phases' time), so it comes first and starts
+# as soon as its program links; training needs only build/tinygpt; phases 1-4 wait for their
+# models (PHASE_MODELS below). Then phase 4, the next longest, and the short ones.
+# --output-sync prints each target's printout whole when it ends, so two never interleave
+# (each writes only its own out/phaseN/ and out/data/ files, or its checkpoint).
 # It builds only what it runs, and what README's "Run your own experiment" runs (build/seq2seq);
 # `make build` builds the benchmarks and the other tools too.
 ALL_PROGS := $(addprefix $(B)/,$(PHASE_PROGS) tinygpt seq2seq plots_demo gallery)
+ALL_STEPS := $(filter phase5,$(PHASES)) train $(filter phase4,$(PHASES)) plots-demo $(filter-out phase5 phase4,$(PHASES))
 all:
-	@ATTNLAB_NUM_THREADS=$${ATTNLAB_NUM_THREADS:-1} $(MAKE) --no-print-directory $(PARALLEL) $(ALL_PROGS) train
-	@ATTNLAB_NUM_THREADS=$${ATTNLAB_NUM_THREADS:-1} $(MAKE) --no-print-directory $(PARALLEL) --output-sync=target $(LONGEST_FIRST)
+	@ATTNLAB_NUM_THREADS=$${ATTNLAB_NUM_THREADS:-1} $(MAKE) --no-print-directory $(PARALLEL) --output-sync=target $(ALL_STEPS) $(ALL_PROGS)
 	@$(MAKE) --no-print-directory gallery
 	@echo "all: open out/index.html"
 
@@ -232,9 +232,16 @@ readme-figures:
 plots-demo: $(B)/plots_demo
 	$(B)/plots_demo --out out/plots_demo
 
-## phaseN      run phase N's program (writes out/phaseN/)
+## phaseN      run phase N's program (writes out/phaseN/; trains the models it reads first if they are missing)
+# The checkpoints each phase reads by default (phase 5 trains its own seq2seq models). A phase
+# would train a missing one itself (lab::load_or_train, the same run as `make train`'s); as a
+# prerequisite it is trained once, by make, before the phase starts, however many phases read it.
+PHASE_MODELS_phase1 := single_head
+PHASE_MODELS_phase2 := single_head multi_head
+PHASE_MODELS_phase3 := causal multi_head
+PHASE_MODELS_phase4 := causal
 define phase_rule
-$(1): $(B)/$(2)
+$(1): $(B)/$(2) $(foreach m,$(PHASE_MODELS_$(1)),out/checkpoints/$(m)_model.safetensors)
 	$(B)/$(2)
 endef
 $(foreach p,$(PHASE_PROGS),$(eval $(call phase_rule,$(firstword $(subst _, ,$(p))),$(p))))
