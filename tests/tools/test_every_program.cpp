@@ -199,6 +199,19 @@ TEST_CASE("bench_workloads times a single kernel at W4's shape, and nothing else
     REQUIRE(run.exit_code == 0);
     CHECK_THAT(run.output, Contains("kernel_layer_norm_16x32x64: ") && Contains("page_faults_per_iter=") && Contains("pool_wakes_per_iter="));
     CHECK(std::count(run.output.begin(), run.output.end(), '\n') == 2);  // the threads line and the one row
+
+    // --only is an extended regular expression (grep -E): alternation and anchors work, and
+    // one that does not compile is a bad flag, named, before anything runs.
+    const auto two = run_program({program_path("bench_workloads"), "--only", "^kernel_(gelu|layer_norm)_16x32x(256|64)$"}, 120);
+    INFO(two.output);
+    CHECK(two.exit_code == 0);
+    CHECK_THAT(two.output, Contains("kernel_gelu_16x32x256: ") && Contains("kernel_layer_norm_16x32x64: "));
+    CHECK(std::count(two.output.begin(), two.output.end(), '\n') == 3);
+    const auto bad = run_program({program_path("bench_workloads"), "--only", "kernel_(gelu"}, 30);
+    INFO(bad.output);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.output, Contains("--only 'kernel_(gelu': not a regular expression"));
+    CHECK_THAT(bad.output, !Contains("# attnlab"));
 }
 
 // bench_sharded_step: the W4 step split over the batch. Its timings are machine-dependent and
