@@ -50,13 +50,16 @@ PowerFit fit_power_law(const std::vector<double>& x, const std::vector<double>& 
             throw ValueError("fit_power_law: point " + std::to_string(i) + " is (" + std::to_string(x[i]) + ", " +
                              std::to_string(y[i]) + "); both must be > 0");
         double lx = std::log10(x[i]), ly = std::log10(y[i]);
-        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+        sx += lx, sy += ly, sxx = std::fma(lx, lx, sxx), sxy = std::fma(lx, ly, sxy);
     }
-    double denom = n * sxx - sx * sx;
+    // The fused multiply-adds are written out, as GCC's -O2 contracts the plain formulas, so
+    // that a fitted exponent phase 5 records has the same bits at any optimisation level
+    // (the library's narrative folders build at -Og, which contracts nothing: see the Makefile).
+    double denom = std::fma(n, sxx, -(sx * sx));
     if (std::abs(denom) < 1e-12) throw ValueError("fit_power_law: all x are equal; the slope is undefined");
     PowerFit f;
-    f.slope = (n * sxy - sx * sy) / denom;
-    f.intercept = (sy - f.slope * sx) / n;
+    f.slope = std::fma(-sx, sy, n * sxy) / denom;
+    f.intercept = std::fma(-f.slope, sx, sy) / n;
     return f;
 }
 
