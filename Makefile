@@ -310,10 +310,11 @@ $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
 
 # The library's narrative folders get $(NARRATIVE_OPT) too: lab/ (the experiments and training
 # loops, which spend their time in tensor/ and nn/'s kernels), data/ (the toy corpora) and plots/'
-# charts (layout: where an axis, a label, a bar goes). They were 26 of the library's 53 CPU s at
-# -O2 and 14 at -Og: a clean make -j2 build 46 -> 40 s, and the phases ran no slower (README,
-# "Build time"). Not plots/' pixel loops (PIXEL_SRCS, batched apart as "pixels"): every figure's
-# pixels go through their fill and encoders, and at -Og they took plots_demo 0.33 -> 0.63 s.
+# charts (layout: where an axis, a label, a bar goes). At -O2 they took 29.7 of a clean build's
+# 97 compiler seconds, now 18.6 (bench/object_times.sh): make -j2 build 47.3 -> 43.1 s, make all
+# 70.4 -> 64.5 s (bench/build_time.sh, README "Build time"), and the phases run no slower. Not
+# plots/' pixel loops (PIXEL_SRCS, batched apart as "pixels"): every figure's pixels go through
+# their fill and encoders, and at -Og they took build/plots_demo from 0.33 to 0.63 s.
 LIB_NARRATIVE := $(filter $(foreach d,lab data plots,$(B)/obj/batches/$(d)_%),$(LIB_OBJS))
 $(LIB_NARRATIVE): private OPT := $(NARRATIVE_OPT)
 
