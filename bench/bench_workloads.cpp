@@ -16,6 +16,8 @@
 //      torch_peer.py's toy_lm_train_step): on 2 threads the shards run at once
 //   W6 greedy generation of 256 tokens from a 1-token prompt with the W4 model, recomputing
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
+//   fma_peak one core's multiply-add peak: 1 GFLOP of vector FMAs per call, in registers
+//      (compare_table.py's limit for the attention rows: their GFLOP/s as a share of it)
 //   kernel_* single ops at W4's shapes, to see what a change to one kernel buys (no PyTorch
 //      column): kernel_gelu_16x32x256 (value and derivative, as training computes them),
 //      kernel_layer_norm_16x32x64 (forward + backward), kernel_flash_fwd_16x4x32x16 (causal,
@@ -49,6 +51,7 @@
 #include "tensor/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
+#include "tensor/vec_math.hpp"
 
 using namespace attnlab;
 
@@ -234,6 +237,33 @@ int main(int argc, char** argv) {
         char extra[64];
         std::snprintf(extra, sizeof extra, "new_tokens=256 ms_per_token=%.3f", t.median_ms / 256);
         results.push_back(summarise("generate_256", t, steady_state(generate, 1), extra));
+    }
+
+    // One core's peak: 16 independent chains of vector multiply-adds (two FMA units of 4-cycle
+    // latency need 8 in flight), all in registers, 1 GFLOP per call, so its median_ms is the ms
+    // per GFLOP. Run at 1 thread; compare_table.py multiplies by the thread count.
+    if (want("fma_peak")) {
+        using detail::vec::VF, detail::vec::kLanes;
+        constexpr int kChains = 16;
+        constexpr std::int64_t kSteps = 1'000'000'000 / (2 * kLanes * kChains);  // exact for 4, 8, 16 lanes
+        volatile float sink = 0;  // the sums leave the loop, so it is not removed
+        auto fma_loop = [&] {
+            VF acc[kChains];
+            for (int c = 0; c < kChains; ++c) acc[c] = VF{} + static_cast<float>(c);
+            const VF m = VF{} + 0.999999f, b = VF{} + 1e-6f;  // converges to 1: no overflow, no subnormals
+            for (std::int64_t s = 0; s < kSteps; ++s) {
+#pragma GCC unroll 16
+                for (int c = 0; c < kChains; ++c) acc[c] = acc[c] * m + b;  // one vfmadd each (-O2 contracts)
+            }
+            float total = 0;
+            for (int c = 0; c < kChains; ++c)
+                for (int l = 0; l < kLanes; ++l) total += acc[c][l];
+            sink = sink + total;
+        };
+        const lab::Timing t = lab::time_median(fma_loop, 7, 0.05);
+        char extra[32];
+        std::snprintf(extra, sizeof extra, "GFLOPs=%.1f", 1e3 / t.median_ms);
+        results.push_back(summarise("fma_peak", t, steady_state(fma_loop, 1), extra));
     }
 
     // Single kernels at W4's shapes (seed 0).

@@ -11,7 +11,8 @@
 # alike. The table shows, per workload and thread count, the median over rounds of
 # each run's median, and PyTorch ÷ attnlab (> 1: attnlab is faster). Attention's fused
 # path (flash_fwd_T{T}) stands beside PyTorch's (sdpa_fwd_T{T}), and a second table gives
-# W3's GFLOP/s against the FLOP limit (compare_table.py).
+# W3's GFLOP/s against the FLOP limit, one core's multiply-add peak as bench_workloads'
+# fma_peak measures it in the same run (run whatever --only says; compare_table.py).
 #
 # PyTorch is set up as the issue measured it: OPENBLAS_CORETYPE=SkylakeX, so Debian's
 # OpenBLAS uses its AVX-512 kernels (it detects a Zen CPU as Haswell), and at 2 threads
@@ -46,7 +47,7 @@ rm -rf "$out" && mkdir -p "$out"
 for r in $(seq 1 "$rounds"); do
     for t in 1 2; do
         echo "round $r/$rounds, $t thread(s): attnlab" >&2
-        build/bench_workloads --threads "$t" --only "$only" --json "$out/attnlab_t${t}_r$r.json" >&2
+        build/bench_workloads --threads "$t" --only "$only|^fma_peak\$" --json "$out/attnlab_t${t}_r$r.json" >&2
         if [ "$have_torch" = yes ]; then
             echo "round $r/$rounds, $t thread(s): PyTorch" >&2
             if [ "$t" = 2 ]; then wait_policy=PASSIVE; else wait_policy=; fi

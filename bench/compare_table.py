@@ -9,8 +9,8 @@ PyTorch's fused path sdpa_fwd_T{T} (torch_peer.py's F.scaled_dot_product_attenti
 in torch 1.13, F._scaled_dot_product_attention), and W4 split in two shards,
 toy_lm_train_step_2shards, which stands beside PyTorch's one W4 step. A second table gives each attention
 row's GFLOP/s (W3: 4·T²·d_k·H flops, B 1, H 8, d_k 64; W3b forward + backward: 3× that)
-against the FLOP limit: FLOP_LIMIT_PER_CORE per thread, issue 15's estimate of one
-core's peak with AVX-512 multiply-adds.
+against the FLOP limit: one core's multiply-add peak per thread, as bench_workloads'
+fma_peak measured it in the same run (1 GFLOP per call; compare.sh always runs it).
 """
 import glob
 import json
@@ -19,7 +19,7 @@ import re
 import statistics
 import sys
 
-FLOP_LIMIT_PER_CORE = 190e9  # issue 15's "~190 GFLOP/s per core"
+PEAK = "fma_peak"  # bench_workloads' 1 GFLOP of register FMAs: median_ms is ms per GFLOP
 PEER_NAME = [(re.compile(r"^flash_fwd_T(\d+)$"), r"sdpa_fwd_T\1"),  # attnlab name -> torch_peer.py name
              (re.compile(r"^toy_lm_train_step_2shards$"), r"toy_lm_train_step")]
 ATTENTION = re.compile(r"^(attn|flash|sdpa)_fwd(_bwd)?_T(\d+)$")
@@ -61,6 +61,8 @@ def main():
     print("|" + "---|" * len(cols))
     fmt = lambda x: "-" if x is None else f"{x:.4g}"
     for name in a[1]:
+        if name == PEAK:
+            continue
         peer = peer_name(name)
         a1, a2 = a[1].get(name), a[2].get(name)
         p1, p2 = p[1].get(peer), p[2].get(peer)
@@ -78,9 +80,12 @@ def gflops_table(a, p):
     names = [n for n in a[1] if attention_flops(n)]
     if not names:
         return
-    limit = FLOP_LIMIT_PER_CORE / 1e9
-    print(f"\nAttention GFLOP/s (model flops / median time) against the FLOP limit, {limit:.0f} GFLOP/s "
-          f"per core ({2 * limit:.0f} at 2 threads)")
+    if PEAK not in a[1]:
+        print(f"\n(no {PEAK} in attnlab's results, so no table of GFLOP/s against the FLOP limit)")
+        return
+    limit = 1e3 / a[1][PEAK]  # GFLOP/s of one core
+    print(f"\nAttention GFLOP/s (model flops / median time) against the FLOP limit, one core's measured "
+          f"multiply-add peak ({PEAK}): {limit:.0f} GFLOP/s per core ({2 * limit:.0f} at 2 threads)")
     cols = ["workload", "limit ms 1t", "attnlab 1t", "attnlab 2t", "torch 1t", "torch 2t", "attnlab best, % of limit"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
@@ -90,7 +95,7 @@ def gflops_table(a, p):
         a1, a2 = a[1].get(name), a[2].get(name)
         pct = max(flops / (ms * 1e6) / (limit * t) for t, ms in ((1, a1), (2, a2)) if ms is not None) * 100
         label = name if peer == name else f"{name} (torch: {peer})"
-        print(f"| {label} | {flops / FLOP_LIMIT_PER_CORE * 1e3:.3g} | {g(a1)} | {g(a2)} | "
+        print(f"| {label} | {flops / (limit * 1e9) * 1e3:.3g} | {g(a1)} | {g(a2)} | "
               f"{g(p[1].get(peer))} | {g(p[2].get(peer))} | {pct:.0f}% |")
 
 
