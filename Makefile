@@ -12,7 +12,8 @@
 # Configurations build side by side and never share objects:
 #   make            release  -O2 -march=native      -> build/
 #                   (phases/, phases/sections/ and tools/ at -Og with a precompiled
-#                   phase_common.hpp: see NARRATIVE_OPT and PCH below)
+#                   phase_common.hpp, and lab/, data/ and plots/' charts at -Og:
+#                   see NARRATIVE_OPT, LIB_NARRATIVE and PCH below)
 #   make debug      -O0 -g3 (for stepping in gdb)   -> build/debug/
 #   make asan       ASan + UBSan test suite         -> build/asan/
 #   BLAS=openblas   matmul via cblas_sgemm/dgemm    -> build/openblas/ (or build/debug/openblas, ...)
@@ -79,6 +80,7 @@ CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
 LIB_DIRS  := tensor autograd nn plots data lab
+LIB_NARRATIVE_DIRS := lab data plots  # built at -Og, but for plots/' pixel loops: see LIB_NARRATIVE
 LIB_SRCS  := $(wildcard $(LIB_DIRS:%=%/*.cpp))
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
 PHASE_LIB_SRCS := $(wildcard phases/sections/*.cpp)
@@ -293,7 +295,7 @@ $(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
 # Objects depend on the flags that made them: $(B)/flags holds the compile command,
 # rewritten (so newer than every object) only when it changes, e.g. a new OPT or CXXFLAGS.
 FLAGS_FILE := $(B)/flags
-FLAGS_NOW  := $(CXX) $(CPPFLAGS) $(CXXFLAGS) narrative: $(NARRATIVE_OPT)
+FLAGS_NOW  := $(CXX) $(CPPFLAGS) $(CXXFLAGS) narrative: $(NARRATIVE_OPT) $(LIB_NARRATIVE_DIRS)
 ifneq ($(FLAGS_NOW),$(file < $(FLAGS_FILE)))
   $(shell mkdir -p $(B))
   $(file > $(FLAGS_FILE),$(FLAGS_NOW))
@@ -315,7 +317,7 @@ $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
 # 70.4 -> 64.5 s (bench/build_time.sh, README "Build time"), and the phases run no slower. Not
 # plots/' pixel loops (PIXEL_SRCS, batched apart as "pixels"): every figure's pixels go through
 # their fill and encoders, and at -Og they took build/plots_demo from 0.33 to 0.63 s.
-LIB_NARRATIVE := $(filter $(foreach d,lab data plots,$(B)/obj/batches/$(d)_%),$(LIB_OBJS))
+LIB_NARRATIVE := $(filter $(LIB_NARRATIVE_DIRS:%=$(B)/obj/batches/%_%),$(LIB_OBJS))
 $(LIB_NARRATIVE): private OPT := $(NARRATIVE_OPT)
 
 # A precompiled phases/phase_common.hpp for the narrative objects (GCC): each parses its
