@@ -314,9 +314,10 @@ $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
 # loops, which spend their time in tensor/ and nn/'s kernels), data/ (the toy corpora) and plots/'
 # charts (layout: where an axis, a label, a bar goes). At -O2 they took 29.7 of a clean build's
 # 97 compiler seconds, now 18.6 (bench/object_times.sh): make -j2 build 47.3 -> 43.1 s, make all
-# 70.4 -> 64.5 s (bench/build_time.sh, README "Build time"), and the phases run no slower. Not
-# plots/' pixel loops (PIXEL_SRCS, batched apart as "pixels"): every figure's pixels go through
-# their fill and encoders, and at -Og they took build/plots_demo from 0.33 to 0.63 s.
+# 70.4 -> 64.5 s (bench/build_time.sh, README "Build time"), for a run of the phases 1.02x as
+# long (bench/phase_times.sh). Not plots/' pixel loops (PIXEL_SRCS, batched apart as "pixels"):
+# every figure's pixels go through their fill and encoders, and with them at -Og too
+# (make PIXEL_SRCS=) build/plots_demo took 1.83x as long, the phases 1.06x.
 LIB_NARRATIVE := $(filter $(LIB_NARRATIVE_DIRS:%=$(B)/obj/batches/%_%),$(LIB_OBJS))
 $(LIB_NARRATIVE): private OPT := $(NARRATIVE_OPT)
 

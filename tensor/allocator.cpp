@@ -167,7 +167,8 @@ ObjectCache::~ObjectCache() {
         }
 }
 
-ObjectCache* object_cache() {
+// Unused where kExactAllocation (the sanitizer builds), so clang would warn there.
+[[maybe_unused]] ObjectCache* object_cache() {
     if (t_caches_gone) return nullptr;
     thread_local ObjectCache c;
     return &c;

@@ -54,6 +54,24 @@ void check(std::vector<std::string> args) {
     CHECK_THAT(b.output, Contains("--no-such-flag"));
 }
 
+// A script of bench/ answers --help (exit 0, printing `usage`), and refuses each bad command
+// line with exit status 2 and its message, before it builds, clones or runs anything.
+using BadInput = std::vector<std::pair<std::vector<std::string>, std::string>>;
+void check_script(const std::string& script_name, const std::string& usage, const BadInput& bad) {
+    const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/" + script_name;
+    const auto help = run_program({"/bin/bash", script, "--help"}, 60);
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Contains(usage));
+    for (const auto& [args, message] : bad) {
+        std::vector<std::string> command{"/bin/bash", script};
+        command.insert(command.end(), args.begin(), args.end());
+        const auto r = run_program(command, 60);
+        INFO(r.output);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.output, Contains(message));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("every program and subcommand answers --help and refuses an unknown flag", "[tools][cli][help]") {
@@ -70,52 +88,40 @@ TEST_CASE("every program and subcommand answers --help and refuses an unknown fl
 // bench/build_time.sh, a script: clean-clone builds of several commits, timed side by side.
 // A real run takes minutes (README quotes one); here, what it says to bad input before any clone.
 TEST_CASE("bench/build_time.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
-    const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/build_time.sh";
-    const auto run = [&](std::vector<std::string> args) {
-        args.insert(args.begin(), {"/bin/bash", script});
-        return run_program(args, 60);
-    };
-    const auto help = run({"--help"});
-    CHECK(help.exit_code == 0);
-    CHECK_THAT(help.output, Contains("usage: bench/build_time.sh"));
-    const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
-        {{}, "usage:"},
-        {{"--fast", "HEAD"}, "unknown flag '--fast'"},
-        {{"--rounds", "0", "HEAD"}, "--rounds '0': must be a whole number >= 1"},
-        {{"--target", "clean", "HEAD"}, "--target 'clean': must be all, build or test"},
-        {{"--touch", "no/such.cpp", "HEAD"}, "--touch 'no/such.cpp': no such file here"},
-        {{"no-such-commit"}, "'no-such-commit' is not a commit here"},
-        {{"HEAD:UNITY_BATCH"}, "'HEAD:UNITY_BATCH': after ':' comes one VAR=VALUE"},
-    };
-    for (const auto& [args, message] : bad) {
-        const auto r = run(args);
-        INFO(r.output);
-        CHECK(r.exit_code == 2);
-        CHECK_THAT(r.output, Contains(message));
-    }
+    check_script("bench/build_time.sh", "usage: bench/build_time.sh",
+                 {
+                     {{}, "usage:"},
+                     {{"--fast", "HEAD"}, "unknown flag '--fast'"},
+                     {{"--rounds", "0", "HEAD"}, "--rounds '0': must be a whole number >= 1"},
+                     {{"--target", "clean", "HEAD"}, "--target 'clean': must be all, build or test"},
+                     {{"--touch", "no/such.cpp", "HEAD"}, "--touch 'no/such.cpp': no such file here"},
+                     {{"no-such-commit"}, "'no-such-commit' is not a commit here"},
+                     {{"HEAD:UNITY_BATCH"}, "'HEAD:UNITY_BATCH': after ':' comes one VAR=VALUE"},
+                 });
 }
 
 // bench/object_times.sh, a script: one clean-clone build with every object timed.
 // A real run takes minutes (README quotes one); here, what it says to bad input before any clone.
 TEST_CASE("bench/object_times.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
-    const std::string script = std::string(ATTNLAB_SOURCE_DIR) + "/bench/object_times.sh";
-    const auto help = run_program({"/bin/bash", script, "--help"}, 60);
-    CHECK(help.exit_code == 0);
-    CHECK_THAT(help.output, Contains("usage: bench/object_times.sh"));
-    const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
-        {{"--fast"}, "unknown flag '--fast'"},
-        {{"--top", "0"}, "--top '0': must be a whole number >= 1"},
-        {{"--top"}, "usage:"},
-        {{"no-such-commit"}, "'no-such-commit' is not a commit here"},
-    };
-    for (const auto& [args, message] : bad) {
-        std::vector<std::string> command{"/bin/bash", script};
-        command.insert(command.end(), args.begin(), args.end());
-        const auto r = run_program(command, 60);
-        INFO(r.output);
-        CHECK(r.exit_code == 2);
-        CHECK_THAT(r.output, Contains(message));
-    }
+    check_script("bench/object_times.sh", "usage: bench/object_times.sh",
+                 {
+                     {{"--fast"}, "unknown flag '--fast'"},
+                     {{"--top", "0"}, "--top '0': must be a whole number >= 1"},
+                     {{"--top"}, "usage:"},
+                     {{"no-such-commit"}, "'no-such-commit' is not a commit here"},
+                 });
+}
+
+// bench/phase_times.sh, a script: every phase program run and timed, for builds side by side.
+// A real run takes a minute a round (README quotes one); here, what it says to bad input.
+TEST_CASE("bench/phase_times.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
+    check_script("bench/phase_times.sh", "usage: bench/phase_times.sh",
+                 {
+                     {{"--fast"}, "unknown flag '--fast'"},
+                     {{"--rounds", "0"}, "--rounds '0': must be a whole number >= 1"},
+                     {{"--rounds"}, "usage:"},
+                     {{"/no/such/build"}, "'/no/such/build/phase1_single_head' is missing: build it first"},
+                 });
 }
 
 // bench/ab.sh, a script: `ab.sh OLD NEW` times two builds of bench_workloads side by side.
