@@ -98,7 +98,8 @@ struct Blocking {
 // A thread's share of the work must be at least kMinFlopsPerChunk (parallel.hpp,
 // which says how it was measured): 2 threads vs 1 on the quiet 2-core VM, float,
 // n x n x n, best of 15, with the old sleeping pool: 0.5x at n=128 (4 MFLOP),
-// break-even at n=192 (14 MFLOP), 1.4x at n=256, 1.7x at n=512, 1.9x at n=1024.
+// break-even at n=192 (14 MFLOP), 1.4x at n=256, 1.7x at n=512, 1.9x at n=1024. A worker
+// that spins before it sleeps takes a hand-off much sooner, hence today's lower floor.
 constexpr double kMinFlopsPerThread = kMinFlopsPerChunk;
 
 constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }

@@ -67,12 +67,16 @@ PoolCounts pool_counts();
 
 // The least arithmetic (in flops) one chunk of a parallel kernel should carry;
 // kernels divide it by their flops per index to get parallel_for's grain.
-// 10 MFLOP is about 65 us of gemm on one core: with a sleeping worker (10-40 us
-// to wake) the gemm break-even was n = 192 (14 MFLOP). A spinning worker takes
-// the hand-off in about a microsecond, but on the loaded 2-core machine a lower
-// floor lost: W4 at 2 MFLOP took 14.4 ms against 12.0 ms at 10 MFLOP (median of
-// 5, interleaved, load ~9), since each extra split can wait on a preempted worker.
-inline constexpr double kMinFlopsPerChunk = 1e7;
+// 2 MFLOP is about 10 us of gemm on one core, ten times the hand-off to a worker that
+// is spinning (it spins 1 ms before it sleeps: parallel.cpp). At this floor the toy
+// model's [512, 64] x [64, 64] products split in two: the whole-batch W4 step on 2
+// threads went 2.38 -> 1.64 ms (bench/ab.sh --rounds 5 --threads "1 2", 1 thread and
+// the other workloads within 4%); at 1 MFLOP it was 3% slower than at 2. At 10 MFLOP,
+// the floor while a worker slept after 30 us (10-40 us to wake it), none of W4's
+// products split. On a loaded machine a lower floor costs more, since each split can
+// wait on a preempted worker: with the 30 us spin and a load of ~9, W4 at 2 MFLOP took
+// 14.4 ms against 12.0 ms at 10 MFLOP.
+inline constexpr double kMinFlopsPerChunk = 2e6;
 
 // What parallel_for runs: a reference to the caller's callable, not a copy. The body
 // is only called before parallel_for returns, so nothing needs to own it, and a
