@@ -50,11 +50,11 @@ endif
 # program's compile time optimising code that runs once, so in a release build they get -Og,
 # which runs fewer of GCC's passes: touching phase 4 then rebuilt it in 3.9 s, against 4.9 s at
 # -O1 -fexpensive-optimizations, and `make all` ran its phases no slower (bench/build_time.sh;
-# README, "Build time").
+# docs/speed_history.md, "Build time"). The library's narrative folders get -Og too (LIB_NARRATIVE).
 # -Og never contracts a * b + c into one fused multiply-add, as -O1 -fexpensive-optimizations
-# and -O2 do, so a recorded number that would depend on it says std::fma itself (the one:
-# phase4_experimental_setting.cpp's unigram entropy); make check-metrics then finds every
-# number the phases record unchanged. The library, the benchmarks and the tests stay at $(OPT).
+# and -O2 do, so a recorded number that would depend on it says std::fma itself (phase 4's
+# unigram entropy, plots' fit_power_law); make check-metrics then finds every number the
+# phases record unchanged. The library's kernels, the benchmarks and the tests stay at $(OPT).
 # (clang: -O1, as before; it contracts within an expression at any -O.)
 NARRATIVE_OPT := $(if $(filter release,$(MODE)),$(if $(IS_CLANG),-O1,-Og) -march=native,$(OPT))
 
