@@ -42,12 +42,14 @@ if [ ! -f "$peer" ] || ! "$python" -c 'import torch' 2>/dev/null; then
 fi
 # Debian's PyTorch calls whatever libblas.so.3 the alternatives name: with python3-torch alone
 # that is the reference BLAS, and PyTorch's W4 took 52 ms instead of 5 (session 22).
-blas=$(/sbin/ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libblas\.so\.3 (.*x86-64.*) => //p' | head -1)
-[ -z "$blas" ] || blas=$(readlink -f "$blas")
-case "$blas" in
-    *openblas*) ;;
-    *) [ "$have_torch" = no ] || echo "compare.sh: warning: PyTorch's BLAS is '${blas:-none found}', not OpenBLAS, so the peer is not tuned; install libopenblas0" >&2 ;;
-esac
+if [ "$have_torch" = yes ]; then
+    blas=$(/sbin/ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libblas\.so\.3 (.*x86-64.*) => //p' | head -1)
+    [ -z "$blas" ] || blas=$(readlink -f "$blas")
+    case "$blas" in
+        *openblas*) ;;
+        *) echo "compare.sh: warning: PyTorch's BLAS is '${blas:-none found}', not OpenBLAS, so the peer is not tuned; install libopenblas0" >&2 ;;
+    esac
+fi
 
 make --no-print-directory -j2 build/bench_workloads >&2
 out=out/bench/compare

@@ -52,14 +52,19 @@ for ((round = 1; round <= rounds; round++)); do
 done
 
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+declare -A med  # "dir|program" -> median seconds; "dir|all" -> their sum
+for d in "${dirs[@]}"; do
+  med["$d|all"]=0
+  for p in "${programs[@]}"; do
+    med["$d|$p"]=$(median "${runs["$d|$p"]}")
+    med["$d|all"]=$(awk -v a="${med["$d|all"]}" -v b="${med["$d|$p"]}" 'BEGIN {print a + b}')
+  done
+done
 echo "median seconds (ratio to ${dirs[0]}):"
-declare -A totals
 for p in "${programs[@]}" all; do
   line=$(printf "  %-24s" "$p")
   for d in "${dirs[@]}"; do
-    if [ "$p" = all ]; then m=${totals[$d]}; else m=$(median "${runs["$d|$p"]}"); totals[$d]=$(awk -v a="${totals[$d]:-0}" -v b="$m" 'BEGIN {print a + b}'); fi
-    first=${totals[${dirs[0]}]}; [ "$p" = all ] || first=$(median "${runs["${dirs[0]}|$p"]}")
-    line+=$(printf "  %-22s %7.2f (%.2fx)" "$d" "$m" "$(awk -v a="$m" -v b="$first" 'BEGIN {print a / b}')")
+    line+=$(awk -v d="$d" -v m="${med["$d|$p"]}" -v f="${med["${dirs[0]}|$p"]}" 'BEGIN {printf "  %-22s %7.2f (%.2fx)", d, m, m / f}')
   done
   echo "$line"
 done
