@@ -221,7 +221,6 @@ std::string serialize_safetensors(const std::vector<NamedTensor>& tensors,
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         const auto& [name, tensor] = tensors[i];
         const std::string which = "save_safetensors: tensor " + std::to_string(i);
-        if (name.empty()) throw ValueError(which + " has an empty name");
         if (name == kMetadataKey) throw ValueError(which + " is named '__metadata__', which the format reserves");
         if (!seen.insert(name).second) throw ValueError(which + ": the name '" + name + "' is used twice");
         if (!tensor.defined()) throw ValueError(which + " ('" + name + "') is undefined");

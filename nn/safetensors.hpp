@@ -15,8 +15,10 @@
 // Writing lays the tensors out in the order given, back to back (views are made
 // contiguous first), and pads the header with spaces to a multiple of 8 bytes so the
 // buffer starts 8-aligned, as the reference writer does (an mmap reader can then use
-// tensors in place). Names must be unique, non-empty, and not "__metadata__"
-// (ValueError). Files are written atomically (write_file_atomic).
+// tensors in place). Names must be unique and not "__metadata__" (ValueError); the
+// empty name is a name like any other, as in the reference implementation (PyTorch
+// calls a model's root module "", so hooks that save by module name write one).
+// Files are written atomically (write_file_atomic).
 //
 // Reading treats the file as hostile: every number in the header is checked before
 // anything is read or allocated from it — header length against the file and a

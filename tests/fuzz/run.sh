@@ -41,7 +41,7 @@ for t in "$@"; do
     if [ $rc -eq 0 ]; then
       echo "$t: ${execs:-?} execs in ${seconds} s, ${rate:-?} exec/s, $cov"
     else
-      echo "$t: FAILED after ${execs:-?} execs (saved in $build/crashes/$name/):"; grep -E "ERROR|round trip|SUMMARY|==[0-9]+==" "$log" | head -20; ok=0
+      echo "$t: FAILED after ${execs:-?} execs (saved in $build/crashes/$name/):"; grep -E "ERROR|round trip|terminate called|what\(\)|SUMMARY|==[0-9]+==" "$log" | head -20; ok=0
     fi
   fi
   if [ $ok = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
