@@ -1,7 +1,8 @@
 # attnlab — one flat Makefile.  `make help` lists every target.
 #
 # Sources are found by folder, so adding a file needs no edit here:
-#   tensor/ autograd/ nn/ plots/ data/ lab/  *.cpp -> the library, compiled UNITY_BATCH files to an
+#   tensor/ io/ autograd/ nn/ plots/ data/ training/ experiments/ analyses/ app/
+#                                  *.cpp -> the library, compiled UNITY_BATCH files to an
 #                                            object (build/obj/batches/), linked statically
 #   phases/ bench/ tools/          *.cpp  -> one program each, named after the file (build/<name>)
 #   phases/sections/               *.cpp  -> build/libphases.a: the phases' section bodies, compiled
@@ -12,7 +13,7 @@
 # Configurations build side by side and never share objects:
 #   make            release  -O2 -march=native      -> build/
 #                   (phases/, phases/sections/ and tools/ at -Og with a precompiled
-#                   phase_common.hpp, and lab/, data/ and plots/' charts at -Og:
+#                   phase_common.hpp, and the library's narrative folders at -Og:
 #                   see NARRATIVE_OPT, LIB_NARRATIVE and PCH below)
 #   make debug      -O0 -g3 (for stepping in gdb)   -> build/debug/
 #   make asan       ASan + UBSan test suite         -> build/asan/
@@ -79,8 +80,8 @@ CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
 CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
-LIB_DIRS  := tensor autograd nn plots data lab
-LIB_NARRATIVE_DIRS := lab data plots  # built at -Og, but for plots/' pixel loops: see LIB_NARRATIVE
+LIB_DIRS  := tensor io autograd nn plots data training experiments analyses app
+LIB_NARRATIVE_DIRS := training experiments analyses app data plots  # built at -Og, but for plots/' pixel loops: see LIB_NARRATIVE
 LIB_SRCS  := $(wildcard $(LIB_DIRS:%=%/*.cpp))
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
 PHASE_LIB_SRCS := $(wildcard phases/sections/*.cpp)
@@ -310,7 +311,8 @@ NARRATIVE_OBJS := $(PHASE_PROGS:%=$(B)/obj/phases/%.o) $(PHASE_LIB_OBJS) \
                   $(patsubst %.cpp,$(B)/obj/%.o,$(wildcard tools/*.cpp))
 $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
 
-# The library's narrative folders get $(NARRATIVE_OPT) too: lab/ (the experiments and training
+# The library's narrative folders get $(NARRATIVE_OPT) too: training/, experiments/,
+# analyses/ and app/ (the experiments and training
 # loops, which spend their time in tensor/ and nn/'s kernels), data/ (the toy corpora) and plots/'
 # charts (layout: where an axis, a label, a bar goes). At -O2 they took 29.7 of a clean build's
 # 97 compiler seconds, now 18.6 (bench/object_times.sh): make -j2 build 47.3 -> 43.1 s, make all

@@ -2,10 +2,10 @@
 // (its name and output shape) and per leaf (a parameter, or a constant input), one
 // edge per tensor that flows from a node into an op. Each op node carries its step
 // in the order backward() takes it (1 = the root, the engine's topological order),
-// so a drawing of it (lab/graph_view.hpp) shows what the engine will visit and when.
+// so a drawing of it (analyses/graph_view.hpp) shows what the engine will visit and when.
 //
 // This file only reads the graph; it depends on nothing above autograd/, and the
-// drawing lives in lab/. Extract before backward(): the sweep frees each node's
+// drawing lives in analyses/. Extract before backward(): the sweep frees each node's
 // inputs as it goes (unless retain_graph). With retain = true every op output is
 // marked retain_grad(), and read_grad_norms() after backward fills in ‖dL/dt‖ for
 // every node, so a drawing can colour the graph by where the gradient is large.

@@ -28,10 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "lab/options.hpp"
+#include "app/options.hpp"
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
-#include "lab/attention_cost.hpp"
+#include "experiments/attention_cost.hpp"
 #include "nn/flash_attention.hpp"
 #include "tensor/allocator.hpp"
 #include "tensor/ops.hpp"

@@ -29,8 +29,8 @@
 #include <thread>
 #include <vector>
 
-#include "lab/options.hpp"
-#include "tensor/fileio.hpp"
+#include "app/options.hpp"
+#include "io/fileio.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/parallel.hpp"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "bench/w4.hpp"
-#include "lab/options.hpp"
+#include "app/options.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 

@@ -42,13 +42,13 @@
 #include <regex.h>
 #include <sys/resource.h>
 
-#include "lab/options.hpp"
+#include "app/options.hpp"
 #include "autograd/node.hpp"
 #include "bench/w4.hpp"
-#include "lab/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
+#include "experiments/attention_cost.hpp"  // lab::time_median, the timing loop torch_peer.py uses
 #include "nn/flash_attention.hpp"
 #include "nn/layers.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"

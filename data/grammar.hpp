@@ -130,7 +130,7 @@ private:
 const Grammar& toy_grammar();
 
 // The toy language's dependencies in a sequence of its words, as gold pairs for measuring
-// what attention heads do (lab/head_roles.hpp). Positions index `words` (no specials).
+// what attention heads do (analyses/head_roles.hpp). Positions index `words` (no specials).
 // The pairs are read off the word classes of data/toy_grammar.cpp, the same ones the rules
 // emit, so every sentence the grammar generates gets exactly its dependencies:
 //   determiner_noun     every determiner -> the noun that ends its noun phrase
@@ -147,7 +147,7 @@ struct GoldPair {
 };
 std::vector<GoldPair> toy_gold_pairs(std::span<const std::int64_t> words);
 
-// What the toy language's nouns mean, for semantic heads (lab/head_roles.hpp: attention from a
+// What the toy language's nouns mean, for semantic heads (analyses/head_roles.hpp: attention from a
 // noun to related nouns). Every noun, in both numbers ("cat" and "cats"), is in one class; other
 // words, specials and ids outside the vocabulary are `none`. The rules never read it: the
 // grammar picks nouns uniformly within their number, so a sentence's nouns are related only

@@ -7,7 +7,7 @@
 
 #include "data/utf8.hpp"
 #include "tensor/error.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 
 namespace attnlab::data {
 

@@ -5,7 +5,7 @@
 
 #include "data/tokenizer.hpp"
 #include "tensor/error.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 
 namespace attnlab::data {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tensor/utf8.hpp"
+#include "io/utf8.hpp"
 
 namespace attnlab::data {
 
@@ -23,7 +23,7 @@ struct Utf8Result {
 };
 
 Utf8Result decode_utf8(std::string_view bytes);
-using attnlab::append_utf8;  // encoding one code point: tensor/utf8.hpp
+using attnlab::append_utf8;  // encoding one code point: io/utf8.hpp
 // "'é' (U+00E9)" — or just "U+000A" for characters that do not print, for messages.
 std::string describe_code_point(char32_t code_point);
 

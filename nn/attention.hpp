@@ -39,7 +39,7 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 struct AttentionTrace {
     bool enabled = false;
     std::vector<Tensor> layers;  // layers[l]: [B, H, Tq, Tk], detached (unless keep_graph)
-    // Gradients through attention (lab/attention_gradients): keep_graph records the weights
+    // Gradients through attention (analyses/attention_gradients): keep_graph records the weights
     // still in the graph and marked retain_grad(), so backward() leaves dL/dA in their .grad();
     // nudges[l], when defined ([B, H, Tq, Tk]), is added to layer l's weights before they mix
     // the values (A + E), which lets a central-difference check move one entry of A.

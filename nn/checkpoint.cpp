@@ -8,7 +8,7 @@
 
 #include "autograd/node.hpp"
 #include "nn/transformer_spec.hpp"
-#include "tensor/json.hpp"
+#include "io/json.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::nn {
@@ -90,7 +90,7 @@ void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, cons
     };
     std::set<std::string> seen;
     for (const NamedTensor& t : file.tensors) {
-        if (t.name.starts_with("train.")) continue;  // the trainer's; it checks them (lab/run_config.cpp)
+        if (t.name.starts_with("train.")) continue;  // the trainer's; it checks them (training/run_config.cpp)
         if (t.name.starts_with("optim.")) {  // optim.<buffer>.<parameter>
             const std::size_t dot = t.name.find('.', 6);
             auto it = dot == std::string::npos ? expected.end() : expected.find(t.name.substr(dot + 1));

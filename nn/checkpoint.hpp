@@ -9,10 +9,10 @@
 // format_version, kind (causal | single-head | multi-head | char), every hyper-parameter,
 // the vocabulary as a JSON array, and — with training state — the step and the data
 // generator's state, so a resumed run continues exactly where it stopped. The trainer
-// adds its whole run configuration (lab/run_config.hpp) through CheckpointInfo::extra.
+// adds its whole run configuration (training/run_config.hpp) through CheckpointInfo::extra.
 //
 // Loading treats the file as hostile and checks, in this order, before the model is built:
-//   1. the safetensors container (nn/safetensors.cpp: header, offsets, sizes);
+//   1. the safetensors container (io/safetensors.cpp: header, offsets, sizes);
 //   2. the header's configuration against nn::ModelLimits (nn/transformer_spec.hpp) — the
 //      same limits the trainer enforces, so a file claiming a huge model fails here;
 //   3. every tensor the configuration implies (parameter_specs) is present as float32 with
@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "nn/optim.hpp"
-#include "nn/safetensors.hpp"
+#include "io/safetensors.hpp"
 #include "nn/transformer.hpp"
 
 namespace attnlab::nn {

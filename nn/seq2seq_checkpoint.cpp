@@ -6,7 +6,7 @@
 
 #include "autograd/node.hpp"
 #include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
+#include "io/safetensors.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::nn {

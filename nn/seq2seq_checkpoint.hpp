@@ -4,11 +4,11 @@
 // scoring.w_h.bias, out.weight, ...). Metadata (strings, as the format requires): format
 // ("attnlab-seq2seq"), format_version, the model's configuration (vocab, embed, hidden, attn,
 // attention, positions, scoring, normalizer) and whatever the caller adds (the trainer keeps
-// its task and run settings there: lab/seq2seq_experiment.hpp).
+// its task and run settings there: experiments/seq2seq_experiment.hpp).
 //
 // Loading treats the file as hostile, as nn/checkpoint.hpp does for the transformer, and
 // checks before the model is allocated:
-//   1. the safetensors container (nn/safetensors.cpp);
+//   1. the safetensors container (io/safetensors.cpp);
 //   2. the configuration against Seq2SeqLimits (every width bounded, hidden even);
 //   3. every tensor the configuration implies (seq2seq_parameter_specs) is there as float32
 //      with exactly that shape, and there is nothing else;

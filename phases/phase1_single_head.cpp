@@ -23,8 +23,8 @@
 #include <iostream>
 
 #include "autograd/node.hpp"
-#include "lab/report.hpp"
-#include "lab/scaling_experiment.hpp"
+#include "app/report.hpp"
+#include "experiments/scaling_experiment.hpp"
 #include "phases/phase1_permutation.hpp"
 #include "phases/phase1_seed003.hpp"
 #include "phases/phase1_graph.hpp"

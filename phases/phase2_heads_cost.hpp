@@ -8,7 +8,7 @@
 // H beside what "~H×" would predict from the one-head run. (Times measured on a loaded
 // machine are noisy; the flop count is exact.)
 #pragma once
-#include "lab/report.hpp"
+#include "app/report.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/line_chart.hpp"
 

@@ -16,9 +16,9 @@
 #include <iostream>
 
 #include "autograd/node.hpp"
-#include "lab/attention_stats.hpp"
-#include "lab/head_analysis.hpp"
-#include "lab/report.hpp"
+#include "analyses/attention_stats.hpp"
+#include "analyses/head_analysis.hpp"
+#include "app/report.hpp"
 #include "phases/phase2_heads_cost.hpp"
 #include "phases/phase2_parameter_counts.hpp"
 #include "phases/phase2_seed002.hpp"

@@ -7,7 +7,7 @@
 // so the difference is W_O, not the number of heads: the count of a MultiHeadAttention
 // does not depend on H (d_k = d_model / H), and our layers also carry biases (+4 d).
 #pragma once
-#include "lab/report.hpp"
+#include "app/report.hpp"
 #include "nn/attention.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"

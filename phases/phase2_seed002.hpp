@@ -22,8 +22,8 @@
 #include <map>
 
 #include "autograd/node.hpp"
-#include "lab/attention_stats.hpp"
-#include "lab/report.hpp"
+#include "analyses/attention_stats.hpp"
+#include "app/report.hpp"
 #include "nn/attention.hpp"
 #include "nn/layers.hpp"
 #include "phases/phase_common.hpp"

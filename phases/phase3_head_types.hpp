@@ -4,10 +4,10 @@
 // head 2 verb-object ("sat" to "mat"), head 3 determiner-noun ("the" to "cat"), head 4
 // sequential (each token to the previous one). The toy grammar knows these dependencies
 // in every sentence it generates (data/grammar.hpp: toy_gold_pairs), plus pronoun ->
-// antecedent; lab/head_roles measures, per head of both trained models, the mean weight
+// antecedent; analyses/head_roles measures, per head of both trained models, the mean weight
 // on the gold key over sentences drawn from the grammar, beside uniform attention's.
 // Semantic heads (related nouns): each noun has a meaning (data/grammar.hpp: noun_class), and
-// lab/head_roles scores the mass a noun puts on related nouns and on nouns of other classes,
+// analyses/head_roles scores the mass a noun puts on related nouns and on nouns of other classes,
 // each beside uniform's; a head that lifts related nouns above twice chance and above the
 // other nouns (1.5 times their lift) is called semantic. Then seed 001's exercise 3: the same weights on text the
 // causal model writes itself (greedy from a prompt), per layer.

@@ -35,10 +35,10 @@
 
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
-#include "lab/attention_stats.hpp"
-#include "lab/show.hpp"
+#include "analyses/attention_stats.hpp"
+#include "analyses/show.hpp"
 #include "phases/phase3_head_types.hpp"
-#include "lab/explorer/explorer.hpp"
+#include "explorer/explorer.hpp"
 #include "phases/phase3_gradients.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/attention_flow.hpp"

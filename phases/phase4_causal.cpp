@@ -20,7 +20,7 @@
 #include <filesystem>
 
 #include "data/lm_batches.hpp"
-#include "lab/report.hpp"
+#include "app/report.hpp"
 #include "nn/generate.hpp"
 #include "phases/phase4_experimental_setting.hpp"
 #include "phases/phase4_experiments.hpp"
@@ -35,7 +35,7 @@
 #include "plots/line_chart.hpp"
 #include "plots/mask_chart.hpp"
 #include "plots/table.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 
 using namespace attnlab;
 using namespace attnlab::phase;

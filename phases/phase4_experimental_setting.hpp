@@ -19,9 +19,9 @@
 #include <map>
 
 #include "data/lm_batches.hpp"
-#include "lab/attention_stats.hpp"
-#include "lab/report.hpp"
-#include "lab/train.hpp"
+#include "analyses/attention_stats.hpp"
+#include "app/report.hpp"
+#include "training/train.hpp"
 #include "phases/phase4_experiments.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/heatmap.hpp"

@@ -1,7 +1,7 @@
 // phase4_learning.hpp — phase 4, step 9: attention while it learns.
 //
 // Step 8's replay of causal_model's whole training run records the sentence's attention at
-// every evaluation (lab/attention_timeline.hpp: observing does not change the run, a test
+// every evaluation (analyses/attention_timeline.hpp: observing does not change the run, a test
 // checks the checkpoint bytes), so the run is trained once for both steps. Drawn: each head
 // at a few steps, in a strip above the training loss, and an animated GIF of all heads at
 // every recorded step (a figure of its own, with its own caption). Numbers: the step
@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <string>
 
-#include "lab/attention_timeline.hpp"
-#include "lab/report.hpp"
+#include "analyses/attention_timeline.hpp"
+#include "app/report.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"

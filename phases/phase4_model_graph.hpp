@@ -2,7 +2,7 @@
 //
 // Phase 1 step 9 drew the graph of one head. Here it is the loaded causal model's, from the
 // token ids to the next-token loss on the studied sentence: too many ops for one picture, so
-// it is folded one box per module (lab/model_graph.hpp), and a second figure opens block 0's
+// it is folded one box per module (analyses/model_graph.hpp), and a second figure opens block 0's
 // attention op by op. The heads are one box: the layer computes them at once as a batch axis.
 // Bodies in phases/sections/phase4_model_graph.cpp.
 #pragma once

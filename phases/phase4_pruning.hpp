@@ -10,7 +10,7 @@
 #pragma once
 #include <numeric>
 
-#include "lab/report.hpp"
+#include "app/report.hpp"
 #include "phases/phase4_experiments.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/layout.hpp"

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lab/report.hpp"
+#include "app/report.hpp"
 #include "nn/transformer.hpp"
 #include "phases/phase_common.hpp"
 

@@ -1,7 +1,7 @@
 // phase5_architectures.hpp — step 14 of phase 5: attention vs RNN vs CNN vs fully connected
 // (seed 000's two comparison tables: max path length O(1) / O(n) / O(log n), parallelism,
 // content-based routing) measured on one long-range task, recall k back
-// (lab/architecture_comparison.hpp): x_1 … x_32 of 8 symbols, then "?k"; answer x_{33−k}.
+// (experiments/architecture_comparison.hpp): x_1 … x_32 of 8 symbols, then "?k"; answer x_{33−k}.
 //
 // Three measurements, each one lab::Table printed, recorded under metrics.json's
 // "architectures" and drawn:
@@ -13,13 +13,13 @@
 #include <functional>
 #include <string>
 
-#include "lab/architecture_comparison.hpp"
-#include "lab/report.hpp"
-#include "lab/seq2seq_experiment.hpp"
+#include "experiments/architecture_comparison.hpp"
+#include "app/report.hpp"
+#include "experiments/seq2seq_experiment.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/compose.hpp"
 #include "plots/line_chart.hpp"
-#include "tensor/json.hpp"
+#include "io/json.hpp"
 
 namespace attnlab::phase5 {
 

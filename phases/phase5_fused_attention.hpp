@@ -19,14 +19,14 @@
 
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
-#include "lab/attention_cost.hpp"
-#include "lab/report.hpp"
+#include "experiments/attention_cost.hpp"
+#include "app/report.hpp"
 #include "nn/flash_attention.hpp"
 #include "plots/compose.hpp"
 #include "plots/line_chart.hpp"
 #include "phases/phase_common.hpp"
 #include "tensor/allocator.hpp"
-#include "tensor/json.hpp"
+#include "io/json.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::phase5 {

@@ -18,8 +18,8 @@
 #include <functional>
 
 #include "autograd/node.hpp"
-#include "lab/report.hpp"
-#include "lab/seq2seq_experiment.hpp"
+#include "app/report.hpp"
+#include "experiments/seq2seq_experiment.hpp"
 #include "nn/attention.hpp"
 #include "nn/layers.hpp"
 #include "nn/loss.hpp"

@@ -6,7 +6,7 @@
 // other key exactly 0 (nn::topk_softmax with k = 1). Its forward is fine; its backward is
 // the problem: softmax over one key is the constant 1, so d weight / d score = 0 and no
 // gradient reaches the scorer. Two models from the same initial weights, trained the same
-// way (lab/seq2seq_experiment), one soft (softmax) and one hard (top-1):
+// way (experiments/seq2seq_experiment), one soft (softmax) and one hard (top-1):
 //   - the gradient reaching the scorer's parameters on one batch, at the start;
 //   - how far the scorer's parameters move in training (hard: not at all, exactly);
 //   - held-out accuracy, the anti-diagonal share and the training curves.
@@ -16,7 +16,7 @@
 // dropout; TinyGPT has it where the seed puts it (the attention weights and each residual
 // branch, training steps only), so step 12b trains the causal LM (the standard recipe for a
 // third of phase 5's --steps, 200 by default, same seed and data) with dropout 0 and 0.1 and
-// compares training and validation loss. (tests/lab/test_training.cpp checks that evaluation
+// compares training and validation loss. (tests/training/test_training.cpp checks that evaluation
 // never drops and that dropout changes the training curve; tests/phases/test_seed_sections.cpp
 // checks this step's runs, dropout_runs, at a few steps: training drops, validation does not.)
 #pragma once
@@ -27,9 +27,9 @@
 #include <memory>
 
 #include "data/reversal.hpp"
-#include "lab/report.hpp"
-#include "lab/seq2seq_experiment.hpp"
-#include "lab/train.hpp"
+#include "app/report.hpp"
+#include "experiments/seq2seq_experiment.hpp"
+#include "training/train.hpp"
 #include "nn/loss.hpp"
 #include "nn/seq2seq.hpp"
 #include "phases/phase5_positional.hpp"

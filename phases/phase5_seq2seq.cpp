@@ -28,10 +28,10 @@
 #include <string>
 
 #include "nn/attention.hpp"
-#include "lab/attention_cost.hpp"
-#include "lab/report.hpp"
-#include "lab/run_config.hpp"
-#include "lab/seq2seq_experiment.hpp"
+#include "experiments/attention_cost.hpp"
+#include "app/report.hpp"
+#include "training/run_config.hpp"
+#include "experiments/seq2seq_experiment.hpp"
 #include "phases/phase5_architectures.hpp"
 #include "phases/phase5_fused_attention.hpp"
 #include "phases/phase5_seed004.hpp"

@@ -19,15 +19,15 @@
 
 #include "data/grammar.hpp"
 #include "data/tokenizer.hpp"
-#include "lab/options.hpp"
-#include "lab/show.hpp"
-#include "lab/train.hpp"
+#include "app/options.hpp"
+#include "analyses/show.hpp"
+#include "training/train.hpp"
 #include "nn/checkpoint.hpp"
 #include "plots/chart_input.hpp"
 #include "plots/save.hpp"
-#include "tensor/fileio.hpp"
-#include "tensor/json.hpp"
-#include "tensor/npy.hpp"
+#include "io/fileio.hpp"
+#include "io/json.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::phase {
@@ -38,7 +38,7 @@ inline const std::string kToySentence = "the cat sat on the mat";
 void section(const std::string& title);
 
 // A [R, C] tensor as rows of doubles, the plotter's input.
-using lab::to_matrix;  // lab/show.hpp: one copy for phases and tools
+using lab::to_matrix;  // analyses/show.hpp: one copy for phases and tools
 
 std::vector<double> to_values(const Tensor& t);
 

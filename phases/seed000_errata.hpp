@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/report.hpp"
+#include "app/report.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/layout.hpp"
 

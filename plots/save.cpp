@@ -4,7 +4,7 @@
 #include "plots/png.hpp"
 #include "plots/raster.hpp"
 #include "plots/svg.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 
 namespace attnlab::plots {
 

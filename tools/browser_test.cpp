@@ -4,7 +4,7 @@
 //   build/browser_test [--browser chromium]  (from the repository root, after make phase3;
 //                                              tools/browser_test.sh installs Chromium first)
 //
-// The page runs the models itself (lab/explorer/model.js). Every expected value here comes
+// The page runs the models itself (explorer/model.js). Every expected value here comes
 // from attnlab's own forward pass: the checkpoint each model of out/phase3/explorer_data.json
 // names ("source"), loaded with nn::load_checkpoint and run on the text tokenized here, not
 // by the page. Each check loads the page with a URL fragment (a model, a listed sentence or
@@ -54,12 +54,12 @@
 #include <vector>
 
 #include "autograd/node.hpp"
-#include "lab/attention_gradients.hpp"
-#include "lab/options.hpp"
-#include "lab/show.hpp"
+#include "analyses/attention_gradients.hpp"
+#include "app/options.hpp"
+#include "analyses/show.hpp"
 #include "nn/checkpoint.hpp"
-#include "tensor/fileio.hpp"
-#include "tensor/json.hpp"
+#include "io/fileio.hpp"
+#include "io/json.hpp"
 #include "tensor/ops.hpp"
 
 using namespace attnlab;

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "lab/options.hpp"
+#include "app/options.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/save.hpp"
-#include "tensor/fileio.hpp"
-#include "tensor/json.hpp"
-#include "tensor/npy.hpp"
+#include "io/fileio.hpp"
+#include "io/json.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 
 using namespace attnlab;

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tensor/json.hpp"
+#include "io/json.hpp"
 
 using namespace attnlab;
 

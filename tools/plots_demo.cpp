@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/options.hpp"
+#include "app/options.hpp"
 #include "plots/attention_flow.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/flow_diagram.hpp"
@@ -28,7 +28,7 @@
 #include "plots/table.hpp"
 #include "plots/svg.hpp"
 #include "tensor/error.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 
 using namespace attnlab::plots;
 

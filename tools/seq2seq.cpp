@@ -7,10 +7,10 @@
 //                                                      the decoded output and its alignment heatmap
 //
 // The model, the task and the training loop are phase 5's (nn/seq2seq.hpp, data/reversal.hpp,
-// lab/seq2seq_experiment.hpp); the checkpoint format is nn/seq2seq_checkpoint.hpp, which also
+// experiments/seq2seq_experiment.hpp); the checkpoint format is nn/seq2seq_checkpoint.hpp, which also
 // keeps the task (the source lengths trained on) and the run's settings.
 //
-// Every command has --help. A bad flag or value exits 2 with a message naming it (lab/options);
+// Every command has --help. A bad flag or value exits 2 with a message naming it (app/options);
 // a file that cannot be used (missing, corrupt, not a seq2seq checkpoint) exits 1 naming it.
 #include <cstdio>
 #include <map>
@@ -19,10 +19,10 @@
 #include <string>
 
 #include "data/reversal.hpp"
-#include "lab/options.hpp"
-#include "lab/report.hpp"
-#include "lab/run_config.hpp"
-#include "lab/seq2seq_experiment.hpp"
+#include "app/options.hpp"
+#include "app/report.hpp"
+#include "training/run_config.hpp"
+#include "experiments/seq2seq_experiment.hpp"
 #include "nn/seq2seq_checkpoint.hpp"
 #include "plots/save.hpp"
 

@@ -5,7 +5,7 @@
 //   tinygpt generate --checkpoint F --prompt "the cat" [--tokens N] [--temperature T] [--top-k K] ...
 //   tinygpt eval     --checkpoint F --prompt "..." [--dump-logits F.npy] [--dump-attention F.npy]
 //
-// Every subcommand has --help (lab/options: the same parser and flag spellings as the phases
+// Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
 // checkpoint, an unknown word, a run that diverged) prints the error and exits
 // with status 1. Files are checked before they are opened: an input must be a
@@ -27,16 +27,16 @@
 #include "autograd/node.hpp"
 #include "data/tokenizer.hpp"
 #include "data/vocab.hpp"
-#include "lab/model_graph.hpp"
-#include "lab/options.hpp"
-#include "lab/run_config.hpp"
-#include "lab/show.hpp"
-#include "lab/train.hpp"
+#include "analyses/model_graph.hpp"
+#include "app/options.hpp"
+#include "training/run_config.hpp"
+#include "analyses/show.hpp"
+#include "training/train.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/generate.hpp"
 #include "nn/transformer_spec.hpp"
-#include "tensor/fileio.hpp"
-#include "tensor/npy.hpp"
+#include "io/fileio.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 
 using namespace attnlab;

@@ -7,7 +7,7 @@
 #include "autograd/graph.hpp"
 #include "autograd/node.hpp"
 #include "autograd/trace.hpp"
-#include "lab/graph_view.hpp"
+#include "analyses/graph_view.hpp"
 
 namespace attnlab::phase {
 

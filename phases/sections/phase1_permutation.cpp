@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "autograd/node.hpp"
-#include "lab/report.hpp"
+#include "app/report.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/layout.hpp"
 

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "autograd/node.hpp"
-#include "lab/attention_stats.hpp"
-#include "lab/report.hpp"
+#include "analyses/attention_stats.hpp"
+#include "app/report.hpp"
 #include "plots/heatmap.hpp"
 
 namespace attnlab::phase {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "lab/attention_gradients.hpp"
-#include "lab/report.hpp"
+#include "analyses/attention_gradients.hpp"
+#include "app/report.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
 

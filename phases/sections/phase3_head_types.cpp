@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "lab/head_roles.hpp"
-#include "lab/report.hpp"
+#include "analyses/head_roles.hpp"
+#include "app/report.hpp"
 #include "nn/generate.hpp"
 #include "plots/compose.hpp"
 #include "plots/heatmap.hpp"

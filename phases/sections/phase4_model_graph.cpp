@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "lab/model_graph.hpp"
+#include "analyses/model_graph.hpp"
 
 namespace attnlab::phase {
 

@@ -6,7 +6,7 @@
 #include "autograd/graph.hpp"
 #include "autograd/node.hpp"
 #include "autograd/trace.hpp"
-#include "lab/graph_view.hpp"
+#include "analyses/graph_view.hpp"
 #include "nn/attention.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"

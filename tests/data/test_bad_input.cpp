@@ -8,7 +8,7 @@
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
 #include "tensor/error.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 #include "tests/support/bad_input.hpp"
 
 using namespace attnlab;

@@ -10,7 +10,7 @@
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
 #include "tensor/error.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 
 using namespace attnlab;
 using namespace attnlab::data;

@@ -11,7 +11,7 @@
 
 #include "autograd/node.hpp"
 #include "nn/checkpoint.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 

@@ -1,10 +1,10 @@
-// fuzz_json.cpp — tensor/json.cpp's strict parser on hostile text.
+// fuzz_json.cpp — io/json.cpp's strict parser on hostile text.
 // Round trip: text that parses -> to_json (compact and pretty) -> parse_json gives an
 // equal value, and the compact text is a fixed point (printing is deterministic).
 #include <cstddef>
 #include <cstdint>
 
-#include "tensor/json.hpp"
+#include "io/json.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace attnlab;

@@ -1,10 +1,10 @@
-// fuzz_npy.cpp — tensor/npy.cpp's reader on hostile bytes.
+// fuzz_npy.cpp — io/npy.cpp's reader on hostile bytes.
 // Round trip: bytes that parse -> serialize_npy -> parse_npy gives the same tensor,
 // and serializing that gives the same bytes again (the writer is deterministic).
 #include <cstddef>
 #include <cstdint>
 
-#include "tensor/npy.hpp"
+#include "io/npy.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace attnlab;

@@ -1,10 +1,10 @@
-// fuzz_safetensors.cpp — nn/safetensors.cpp's reader on hostile bytes.
+// fuzz_safetensors.cpp — io/safetensors.cpp's reader on hostile bytes.
 // Round trip: a file that parses -> serialize_safetensors -> parse gives the same
 // names in the same order, the same tensors bit for bit and the same metadata.
 #include <cstddef>
 #include <cstdint>
 
-#include "nn/safetensors.hpp"
+#include "io/safetensors.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace attnlab;

@@ -1,5 +1,5 @@
 // test_fileio.cpp — read_file and write_file_atomic against the files an attacker or
-// an accident puts in their way (the bad-input catalogue for tensor/fileio.cpp).
+// an accident puts in their way (the bad-input catalogue for io/fileio.cpp).
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "tensor/error.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 #include "tests/support/bad_input.hpp"
 
 using namespace attnlab;

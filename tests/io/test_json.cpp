@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "tensor/fileio.hpp"
-#include "tensor/json.hpp"
+#include "io/fileio.hpp"
+#include "io/json.hpp"
 #include "tests/support/bad_input.hpp"
 
 using namespace attnlab;

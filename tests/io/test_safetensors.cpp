@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <limits>
 
-#include "nn/safetensors.hpp"
-#include "tensor/fileio.hpp"
+#include "io/safetensors.hpp"
+#include "io/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/bad_input.hpp"
 #include "tests/support/tensor_matchers.hpp"

@@ -6,7 +6,7 @@
 #include "autograd/node.hpp"
 #include "nn/attention.hpp"
 #include "nn/transformer.hpp"
-#include "tensor/npy.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 

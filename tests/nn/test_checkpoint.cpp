@@ -4,11 +4,11 @@
 #include <chrono>
 #include <cmath>
 
-#include "lab/train.hpp"
+#include "training/train.hpp"
 #include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
+#include "io/safetensors.hpp"
 #include "nn/transformer_spec.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "nn/gru.hpp"
-#include "tensor/npy.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/gradcheck_helpers.hpp"
 #include "tests/support/tensor_matchers.hpp"

@@ -5,7 +5,7 @@
 #include "autograd/gradcheck.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
-#include "tensor/npy.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 #include "tests/support/tensor_matchers.hpp"

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "nn/loss.hpp"
-#include "nn/safetensors.hpp"
+#include "io/safetensors.hpp"
 #include "nn/transformer.hpp"
-#include "tensor/npy.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 

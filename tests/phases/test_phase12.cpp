@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "lab/head_analysis.hpp"
-#include "lab/scaling_experiment.hpp"
+#include "analyses/head_analysis.hpp"
+#include "experiments/scaling_experiment.hpp"
 #include "phases/phase1_worked_examples.hpp"
 #include "plots/compose.hpp"
 #include "plots/heatmap.hpp"

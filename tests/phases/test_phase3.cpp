@@ -1,10 +1,10 @@
-// test_phase3.cpp — the explorer page builder (lab/explorer/explorer.hpp): rounding,
+// test_phase3.cpp — the explorer page builder (explorer/explorer.hpp): rounding,
 // the data layout, safe embedding, and filling the template.
 // What the page then shows in a browser is checked by tools/browser_test (make test-browser).
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "lab/explorer/explorer.hpp"
+#include "explorer/explorer.hpp"
 #include "tensor/ops.hpp"
 
 using namespace attnlab;

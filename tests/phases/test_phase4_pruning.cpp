@@ -5,7 +5,7 @@
 
 #include "data/grammar.hpp"
 #include "data/lm_batches.hpp"
-#include "lab/attention_timeline.hpp"
+#include "analyses/attention_timeline.hpp"
 #include "phases/phase4_pruning.hpp"
 
 using namespace attnlab;

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "lab/train.hpp"
+#include "training/train.hpp"
 #include "nn/checkpoint.hpp"
-#include "tensor/fileio.hpp"
-#include "tensor/json.hpp"
+#include "io/fileio.hpp"
+#include "io/json.hpp"
 #include "tests/support/run_program.hpp"
 
 using namespace attnlab;

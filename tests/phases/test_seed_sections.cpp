@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "nn/attention.hpp"
-#include "lab/attention_stats.hpp"
-#include "lab/head_roles.hpp"
+#include "analyses/attention_stats.hpp"
+#include "analyses/head_roles.hpp"
 #include "phases/phase1_seed003.hpp"
 #include "phases/phase2_seed002.hpp"
 #include "phases/phase3_head_types.hpp"

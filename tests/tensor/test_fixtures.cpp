@@ -10,7 +10,7 @@
 #include <cmath>
 #include <functional>
 
-#include "tensor/npy.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor/json.hpp"
+#include "io/json.hpp"
 #include "tests/support/run_program.hpp"
 
 using namespace attnlab;

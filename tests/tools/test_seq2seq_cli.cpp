@@ -11,10 +11,10 @@
 
 #include "data/reversal.hpp"
 #include "nn/optim.hpp"
-#include "nn/safetensors.hpp"
+#include "io/safetensors.hpp"
 #include "nn/seq2seq_checkpoint.hpp"
 #include "autograd/node.hpp"
-#include "tensor/fileio.hpp"
+#include "io/fileio.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/run_program.hpp"
 

@@ -15,9 +15,9 @@
 #include <fstream>
 
 #include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
-#include "tensor/fileio.hpp"
-#include "tensor/npy.hpp"
+#include "io/safetensors.hpp"
+#include "io/fileio.hpp"
+#include "io/npy.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/run_program.hpp"
 

@@ -1,0 +1,267 @@
+// show.cpp — see show.hpp.
+#include "analyses/show.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "analyses/attention_gradients.hpp"
+#include "analyses/attention_stats.hpp"
+#include "explorer/explorer.hpp"
+#include "training/task.hpp"
+#include "nn/flash_attention.hpp"
+#include "plots/color.hpp"
+#include "plots/attention_flow.hpp"
+#include "plots/bar_chart.hpp"
+#include "plots/figure_grid.hpp"
+#include "plots/heatmap.hpp"
+#include "plots/save.hpp"
+#include "tensor/error.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::lab {
+
+plots::Matrix to_matrix(const Tensor& t) {
+    if (t.dim() != 2) throw ShapeError("to_matrix: expected a 2-D tensor, got " + t.shape().str());
+    plots::Matrix m(static_cast<std::size_t>(t.size(0)));
+    const std::vector<double> v = t.to_vector<double>();
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m[i].assign(v.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(t.size(1))),
+                    v.begin() + static_cast<std::ptrdiff_t>((i + 1) * static_cast<std::size_t>(t.size(1))));
+    return m;
+}
+
+void check(const AttentionOf& a) {
+    if (a.layers.empty()) throw ValueError("show: no attention layers to draw");
+    const auto T = static_cast<std::int64_t>(a.tokens.size());
+    const std::int64_t H = a.layers[0].dim() == 3 ? a.layers[0].size(0) : 0;
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+        const Tensor& w = a.layers[l];
+        if (w.dim() != 3 || w.shape() != Shape{H, T, T})
+            throw ShapeError("show: layer " + std::to_string(l + 1) + " weights are " + w.shape().str() + ", expected [" +
+                             std::to_string(H) + ", " + std::to_string(T) + ", " + std::to_string(T) + "] (heads, " +
+                             std::to_string(T) + " tokens)");
+        const double lo = -max(-w).item(), hi = max(w).item();
+        if (!(lo >= 0 && hi <= 1 + 1e-5))
+            throw ValueError("show: layer " + std::to_string(l + 1) + " has weights in [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "], not attention weights in [0, 1]");
+    }
+}
+
+namespace {
+
+// The id of special token `token` (a framing's <bos>, <eos>); ValueError if the vocabulary lacks it.
+std::int64_t explorer_token_id(const nn::LoadedCheckpoint& ck, const std::string& token, const std::string& source) {
+    const auto it = std::find(ck.info.vocab.begin(), ck.info.vocab.end(), token);
+    if (it == ck.info.vocab.end()) throw ValueError("explorer: '" + source + "' has no token " + token + " to frame a text with");
+    return it - ck.info.vocab.begin();
+}
+
+std::string layer_head(std::size_t l, std::int64_t h) { return "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1); }
+
+std::string save(const plots::Figure& f, const std::string& dir, const std::string& name) {
+    plots::save(f, dir + "/" + name);
+    return dir + "/" + name;
+}
+
+}  // namespace
+
+std::vector<std::string> draw_attention(const AttentionOf& a, const std::string& dir) {
+    check(a);
+    std::filesystem::create_directories(dir);
+    const std::int64_t H = a.layers[0].size(0);
+    std::vector<plots::Matrix> heads;
+    std::vector<plots::Figure> flows;
+    plots::HeatmapGridOptions grid;
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+        for (std::int64_t h = 0; h < H; ++h) {
+            const plots::Matrix w = to_matrix(a.layers[l].select(0, h));  // [T, T]
+            heads.push_back(w);
+            grid.panel_titles.push_back(layer_head(l, h));
+            flows.push_back(plots::attention_flow(a.tokens, w, {.title = layer_head(l, h)}));
+        }
+    grid.title = a.title + ": every layer (rows) and head";
+    grid.row_labels = grid.col_labels = a.tokens;
+    grid.vmin = 0, grid.vmax = 1;
+    grid.colorbar_label = "weight";
+    grid.columns = static_cast<int>(H);
+    std::vector<std::string> out{save(plots::heatmap_grid(heads, grid), dir, "attention_heads")};
+    out.push_back(save(plots::figure_grid(flows, {.title = a.title + ": query (top) -> key (bottom), width = weight",
+                                                  .columns = static_cast<int>(H)}),
+                       dir, "attention_flow"));
+
+    // The last layer alone, and what reaches it through the residual path of every layer.
+    plots::HeatmapGridOptions roll;
+    roll.title = a.title + ": what each query reads, directly and through the layers";
+    const std::string L = std::to_string(a.layers.size());
+    roll.panel_titles = {"layer " + L + " (the last), heads averaged", "rollout over layers 1-" + L};
+    roll.row_labels = roll.col_labels = a.tokens;
+    roll.vmin = 0, roll.vmax = 1;
+    roll.colorbar_label = "weight";
+    roll.columns = 2;
+    out.push_back(save(plots::heatmap_grid({to_matrix(mean(a.layers.back(), 0)), to_matrix(attention_rollout(a.layers))}, roll),
+                       dir, "attention_rollout"));
+
+    std::vector<std::string> labels;
+    std::vector<double> entropy;
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+        for (std::int64_t h = 0; h < H; ++h) {
+            labels.push_back("L" + std::to_string(l + 1) + " H" + std::to_string(h + 1));
+            entropy.push_back(mean(row_entropy(a.layers[l].select(0, h))).item());
+        }
+    plots::BarChartOptions bars;
+    bars.title = a.title + ": mean attention entropy per head";
+    bars.value_title = "entropy (nats)";
+    bars.category_title = "layer, head";
+    bars.reference = std::log(static_cast<double>(a.tokens.size()));
+    bars.reference_label = "uniform over all " + std::to_string(a.tokens.size()) + " tokens";
+    out.push_back(save(plots::bar_chart(labels, entropy, bars), dir, "attention_entropy"));
+    return out;
+}
+
+std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first_generated, const std::string& dir) {
+    check(a);
+    if (first_generated == 0 || first_generated >= a.tokens.size())
+        throw ValueError("show: generated tokens start at " + std::to_string(first_generated) + " of " +
+                         std::to_string(a.tokens.size()) + "; nothing was generated");
+    std::filesystem::create_directories(dir);
+    const auto T = static_cast<std::int64_t>(a.tokens.size()), first = static_cast<std::int64_t>(first_generated);
+    std::vector<std::string> out;
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+        // Query row i predicted token i + 1: the row of the position before each generated token,
+        // against the keys it could see (the last token is nobody's key here).
+        const Tensor rows = mean(a.layers[l], 0).narrow(0, first - 1, T - first).narrow(1, 0, T - 1);  // [generated, T - 1]
+        plots::HeatmapOptions o;
+        o.title = a.title + ": layer " + std::to_string(l + 1) + ", heads averaged";
+        o.row_labels.assign(a.tokens.begin() + first, a.tokens.end());
+        for (std::string& r : o.row_labels) r = "-> " + r;
+        o.col_labels.assign(a.tokens.begin(), a.tokens.end() - 1);
+        o.y_title = "produced";
+        o.vmin = 0, o.vmax = 1;
+        o.colorbar_label = "weight";
+        out.push_back(save(plots::heatmap(to_matrix(rows), o), dir, "generated_layer" + std::to_string(l + 1)));
+    }
+    return out;
+}
+
+Framing prompt_framing(const nn::LoadedCheckpoint& ck) {
+    if (task_from_kind(ck.info.kind) == Task::chars) return {true, {}, {}};
+    const auto corpus = ck.metadata.find("corpus");
+    if (corpus != ck.metadata.end() && !corpus->second.empty()) return {};
+    return {false, {"<bos>"}, {}};
+}
+
+Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m) {
+    const nn::Transformer& model = *ck.model;
+    const nn::TransformerConfig& c = model.config();
+    if (static_cast<std::int64_t>(ck.info.vocab.size()) != c.vocab_size)
+        throw ValueError("explorer: '" + m.source + "' has " + std::to_string(ck.info.vocab.size()) + " vocabulary entries for vocab_size " +
+                         std::to_string(c.vocab_size));
+    for (const std::string& t : m.framing.prefix) explorer_token_id(ck, t, m.source);
+    for (const std::string& t : m.framing.suffix) explorer_token_id(ck, t, m.source);
+    const double scale = nn::attention_scale("explorer", c.d_model / c.n_heads, model.blocks[0]->attn.scale);
+    Json config = Json::Object{{"d_model", c.d_model}, {"context", c.context}, {"window", c.window}, {"stride", c.stride},
+                               {"scale", scale}, {"qkv_only", c.qkv_only}};
+    Json tokenizer = Json::Object{{"unit", m.framing.chars ? "char" : "word"},
+                                  {"prefix", Json(Json::Array(m.framing.prefix.begin(), m.framing.prefix.end()))},
+                                  {"suffix", Json(Json::Array(m.framing.suffix.begin(), m.framing.suffix.end()))}};
+    Json tensors = Json::array();
+    std::vector<float> weights;
+    for (const nn::NamedParameter& p : model.named_parameters()) {
+        Json shape = Json::array();
+        for (std::int64_t d = 0; d < p.tensor.dim(); ++d) shape.push_back(p.tensor.size(d));
+        tensors.push_back(Json::Object{{"name", p.name}, {"shape", std::move(shape)}});
+        const std::vector<float> v = p.tensor.contiguous().to_vector<float>();
+        weights.insert(weights.end(), v.begin(), v.end());
+    }
+    return Json::Object{{"key", m.key}, {"name", m.name}, {"causal", c.causal}, {"description", m.description},
+                        {"source", m.source}, {"n_layers", c.n_layers}, {"n_heads", c.n_heads}, {"config", std::move(config)},
+                        {"vocab", Json(Json::Array(ck.info.vocab.begin(), ck.info.vocab.end()))},
+                        {"tokenizer", std::move(tokenizer)}, {"tensors", std::move(tensors)},
+                        {"weights", explorer::base64(explorer::float32_bytes(weights))}};
+}
+
+std::string token_label(const std::string& token) {
+    return token == " " ? "_" : token == "\n" ? "\\n" : token == "\t" ? "\\t" : token;
+}
+
+Json explorer_gradients(const nn::LoadedCheckpoint& ck, const std::vector<std::vector<std::string>>& sequences) {
+    if (!ck.model->config().causal)
+        throw ValueError("explorer_gradients: dL/dA of the next-token loss needs a causal model; a bidirectional one sees the next token");
+    Json out = Json::array();
+    for (const std::vector<std::string>& tokens : sequences) {
+        if (tokens.size() < 2) {  // one token predicts nothing: no loss to differentiate
+            out.push_back(Json());
+            continue;
+        }
+        std::vector<std::int64_t> ids;
+        for (const std::string& t : tokens) {
+            const auto it = std::find(ck.info.vocab.begin(), ck.info.vocab.end(), t);
+            if (it == ck.info.vocab.end()) throw ValueError("explorer_gradients: the token '" + t + "' is not in the model's vocabulary");
+            ids.push_back(it - ck.info.vocab.begin());
+        }
+        const AttentionGradients g = attention_gradients(*ck.model, ids);
+        out.push_back(Json::Object{{"loss", g.loss}, {"dA", explorer::gradients_json(g.grads)}});
+    }
+    return out;
+}
+
+Json explorer_data(const std::vector<std::pair<std::string, std::vector<std::string>>>& sentences, Json models) {
+    Json data = Json::Object{{"format", "attnlab-explorer"}, {"version", 3}, {"decimals", explorer::kDecimals},
+                             {"sentences", Json::array()}, {"models", std::move(models)}};
+    std::int64_t H = 0;
+    for (const Json& m : data.at("models").as_array()) H = std::max(H, m.at("n_heads").as_int64());
+    for (std::size_t h = 0; h < static_cast<std::size_t>(H); ++h) data["head_colors"].push_back(plots::to_hex(plots::palette::categorical(h)));
+    for (const auto& [text, tokens] : sentences)
+        data["sentences"].push_back(Json::Object{{"text", text}, {"tokens", Json(Json::Array(tokens.begin(), tokens.end()))}});
+    return data;
+}
+
+std::string write_explorer_page(const Json& data, const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    save_json(dir + "/explorer_data.json", data);
+    write_file_atomic(dir + "/explorer.html", explorer::render_page(data));
+    return dir + "/explorer.html";
+}
+
+std::string write_explorer(const std::string& name, bool causal, const std::vector<AttentionOf>& sequences, const std::string& dir) {
+    if (sequences.empty()) throw ValueError("show: no sequences for the explorer");
+    for (const AttentionOf& a : sequences) check(a);
+    const std::int64_t L = static_cast<std::int64_t>(sequences[0].layers.size()), H = sequences[0].layers[0].size(0);
+    Json model = Json::Object{{"key", "model"}, {"name", name}, {"causal", causal},
+                              {"description", causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all"},
+                              {"n_layers", L}, {"n_heads", H}, {"attention", Json::array()}};
+    std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
+    for (const AttentionOf& a : sequences) {
+        if (static_cast<std::int64_t>(a.layers.size()) != L || a.layers[0].size(0) != H)
+            throw ShapeError("show: '" + a.text + "' has " + std::to_string(a.layers.size()) + " layers of " +
+                             std::to_string(a.layers[0].size(0)) + " heads, the first sequence " + std::to_string(L) + " of " +
+                             std::to_string(H));
+        sentences.emplace_back(a.text, a.tokens);
+        model["attention"].push_back(explorer::attention_json(a.layers));
+    }
+    return write_explorer_page(explorer_data(sentences, Json(Json::Array{std::move(model)})), dir);
+}
+
+std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& name, const std::vector<AttentionOf>& sequences,
+                           const std::string& dir) {
+    const bool causal = ck.model->config().causal;
+    Json model = explorer_model(ck, {"model", name, causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all",
+                                     name, prompt_framing(ck)});
+    std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
+    std::vector<std::vector<std::string>> listed;
+    for (const AttentionOf& a : sequences) {
+        // The page runs the model on its tokens, so it gets the vocabulary's tokens, not the labels.
+        if (a.ids.size() != a.tokens.size())
+            throw ShapeError("write_explorer: '" + a.text + "' has " + std::to_string(a.tokens.size()) + " labels but " +
+                             std::to_string(a.ids.size()) + " token ids");
+        std::vector<std::string> tokens;
+        for (std::int64_t id : a.ids) tokens.push_back(ck.info.vocab.at(static_cast<std::size_t>(id)));
+        sentences.emplace_back(a.text, tokens);
+        listed.push_back(std::move(tokens));
+    }
+    if (causal) model["gradients"] = explorer_gradients(ck, listed);
+    return write_explorer_page(explorer_data(sentences, Json(Json::Array{model})), dir);
+}
+
+}  // namespace attnlab::lab

@@ -1,0 +1,68 @@
+// test_options.cpp — the words a --sentence may be corrected to, and switches read back.
+// The parser's errors exit the program, so they are tested through the programs that use
+// it, spawned as processes (tests/phases/test_phase_cli.cpp, tests/tools/test_tinygpt_cli.cpp).
+#include <catch2/catch.hpp>
+
+#include "app/options.hpp"
+
+using namespace attnlab;
+
+TEST_CASE("edit distance counts inserts, deletes and substitutions", "[lab][options]") {
+    CHECK(lab::edit_distance("cat", "cat") == 0);
+    CHECK(lab::edit_distance("cat", "cats") == 1);
+    CHECK(lab::edit_distance("cat", "at") == 1);
+    CHECK(lab::edit_distance("cat", "cut") == 1);
+    CHECK(lab::edit_distance("kitten", "sitting") == 3);
+    CHECK(lab::edit_distance("", "dog") == 3);
+    CHECK(lab::edit_distance("dgo", "dog") == 1);  // a swap of neighbours
+    CHECK(lab::edit_distance("ab", "ba") == 1);
+    CHECK(lab::edit_distance("abc", "ca") == 3);   // optimal string alignment: no edit of a swapped pair
+}
+
+TEST_CASE("nearest words: closest first, ties in vocabulary order", "[lab][options]") {
+    const std::vector<std::string> vocab{"the", "cat", "sat", "mat", "dog", "on"};
+    CHECK(lab::nearest_words("cta", vocab, 1) == std::vector<std::string>{"cat"});
+    CHECK(lab::nearest_words("bat", vocab, 3) == std::vector<std::string>{"cat", "sat", "mat"});
+    CHECK(lab::nearest_words("x", vocab, 10).size() == vocab.size());
+}
+
+namespace {
+lab::Options switches() {
+    lab::Options o("prog", "a program with a switch");
+    o.add("steps", "N", "10", "steps");
+    o.add_switch("unscaled", "scores without 1/sqrt(d_k)");
+    o.add_switch("no-kv-cache", "recompute the prefix");
+    return o;
+}
+void parse(lab::Options& o, std::vector<const char*> args) {
+    args.insert(args.begin(), "prog");
+    o.parse(static_cast<int>(args.size()), args.data());
+}
+}  // namespace
+
+TEST_CASE("a switch is on only when given, and leaves the flags around it alone", "[lab][options]") {
+    lab::Options o = switches();
+    parse(o, {"--unscaled", "--steps", "5"});
+    CHECK(o.on("unscaled"));
+    CHECK_FALSE(o.on("no-kv-cache"));
+    CHECK(o.given("unscaled"));
+    CHECK(o.integer("steps", 1, 100) == 5);
+
+    lab::Options p = switches();
+    parse(p, {"--steps=7", "--no-kv-cache"});
+    CHECK_FALSE(p.on("unscaled"));
+    CHECK(p.on("no-kv-cache"));
+    CHECK(p.integer("steps", 1, 100) == 7);
+
+    lab::Options q = switches();
+    parse(q, {});
+    CHECK_FALSE(q.on("unscaled"));
+    CHECK(q.text("steps") == "10");
+}
+
+TEST_CASE("--help shows a switch bare and a flag with its value", "[lab][options]") {
+    const std::string help = switches().help();
+    CHECK_THAT(help, Catch::Contains("  --unscaled              scores without 1/sqrt(d_k)\n"));
+    CHECK_THAT(help, Catch::Contains("  --steps N               steps (default: 10)\n"));
+    CHECK(help.find("--unscaled N") == std::string::npos);
+}

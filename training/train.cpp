@@ -1,0 +1,390 @@
+// train.cpp — see train.hpp.
+#include "training/train.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <new>
+#include <unistd.h>
+
+#include "autograd/node.hpp"
+#include "data/corpus.hpp"
+#include "data/lm_batches.hpp"
+#include "data/mlm_batches.hpp"
+#include "data/tokenizer.hpp"
+#include "data/utf8.hpp"
+#include "training/run_config.hpp"
+#include "nn/data_parallel.hpp"
+#include "nn/loss.hpp"
+#include "nn/optim.hpp"
+#include "nn/transformer_spec.hpp"
+#include "io/fileio.hpp"
+#include "tensor/ops.hpp"
+
+namespace attnlab::lab {
+
+using nn::Transformer;
+
+namespace {
+
+// One training or validation batch, whatever the task.
+struct Batch {
+    Tensor ids, targets;  // [B, T] int64
+    nn::Mask padding;     // masked-token task: keys past each row's length
+};
+
+Batch from_lm(const data::LMBatch& b) { return {b.ids, b.targets, nn::Mask()}; }
+Batch from_mlm(const data::MLMBatch& b) {
+    return {b.ids, b.targets, nn::Mask::padding(b.lengths.to_vector<std::int64_t>(), b.ids.size(1))};
+}
+
+// Where a task's batches come from, and which data that is (DataIdentity).
+class BatchSource {
+public:
+    BatchSource(const TrainConfig& c) : config_(c) {
+        if (c.corpus.empty()) {
+            vocab_ = grammar_vocab();
+            return;
+        }
+        const std::string text = read_file(c.corpus);
+        identity_ = identify_corpus(c.corpus, text);
+        const std::string source = "corpus '" + c.corpus + "'";
+        std::vector<std::int64_t> all;
+        if (c.word_tokens) {
+            data::WordCorpus words = data::read_word_corpus(text, source);
+            all = std::move(words.ids);
+            for (std::int64_t i = 0; i < words.vocab.size(); ++i) vocab_.push_back(words.vocab.word(i));
+        } else {
+            const data::CharTokenizer tok = data::CharTokenizer::from_text(text, source);
+            all = tok.encode(text);
+            vocab_.push_back("<pad>");
+            for (char32_t cp : tok.code_points()) vocab_.push_back(utf8(cp));  // id i + 1 is code point i
+        }
+        const std::size_t split = all.size() * 9 / 10;  // the last tenth is held out
+        if (split < static_cast<std::size_t>(c.context + 2) || all.size() - split < static_cast<std::size_t>(c.context + 2))
+            throw ValueError("train: " + source + " has " + std::to_string(all.size()) + (c.word_tokens ? " words" : " characters") +
+                             ", too few for context " + std::to_string(c.context) + " (a tenth is held out for validation)");
+        train_tokens_.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(split));
+        val_tokens_.assign(all.begin() + static_cast<std::ptrdiff_t>(split), all.end());
+    }
+    const std::vector<std::string>& vocab() const { return vocab_; }
+    const DataIdentity& identity() const { return identity_; }
+
+    Batch next(Generator& gen) const {
+        if (!config_.corpus.empty()) return from_stream(train_tokens_, gen);
+        const auto& g = data::toy_grammar();
+        switch (config_.task) {
+            case Task::causal: return from_lm(data::make_lm_batch(g, gen, config_.batch, config_.context));
+            case Task::chars:  // validate() allows it with a corpus only
+            case Task::single_head:
+            case Task::multi_head:
+            case Task::qkv_head: break;
+        }
+        return from_mlm(data::make_mlm_batch(g, gen, config_.batch, config_.context, config_.mask_prob));
+    }
+
+    // Fixed validation batches, and their exact floor (NaN for characters).
+    std::vector<Batch> validation(double* floor) const {
+        const auto& g = data::toy_grammar();
+        std::vector<Batch> out;
+        if (!config_.corpus.empty()) {
+            Generator gen(data::kValidationSeed);
+            for (std::int64_t i = 0; i < config_.val_batches; ++i) out.push_back(from_stream(val_tokens_, gen));
+            *floor = NAN;
+        } else if (config_.task == Task::causal) {
+            auto v = data::make_lm_validation(g, config_.val_batches, config_.batch, config_.context);
+            for (auto& b : v) out.push_back(from_lm(b));
+            *floor = data::bayes_floor(g, v);
+        } else {
+            auto v = data::make_mlm_validation(g, config_.val_batches, config_.batch, config_.context, config_.mask_prob);
+            for (auto& b : v) out.push_back(from_mlm(b));
+            *floor = data::bayes_floor_mlm(g, v);
+        }
+        return out;
+    }
+
+private:
+    // A corpus row: the next token of each, or hidden tokens for a masked-token task.
+    Batch from_stream(const std::vector<std::int64_t>& tokens, Generator& gen) const {
+        if (info(config_.task).next_token) return from_lm(data::make_char_lm_batch(tokens, gen, config_.batch, config_.context));
+        return from_mlm(data::make_stream_mlm_batch(tokens, gen, config_.batch, config_.context, config_.mask_prob));
+    }
+    static std::string utf8(char32_t cp) {
+        std::string s;
+        data::append_utf8(s, cp);
+        return s;
+    }
+    const TrainConfig& config_;
+    DataIdentity identity_;
+    std::vector<std::int64_t> train_tokens_, val_tokens_;
+    std::vector<std::string> vocab_;
+};
+
+// Mean loss and accuracy over the predicted (non-ignored) tokens of some batches.
+Evaluation evaluate_batches(Transformer& model, const std::vector<Batch>& batches) {
+    NoGradGuard no_grad;
+    const bool was_training = model.is_training();
+    model.eval();
+    double total = 0, correct = 0, count = 0;
+    for (const Batch& b : batches) {
+        Tensor logits = model.forward(b.ids, b.padding);
+        const std::vector<std::int64_t> t = b.targets.to_vector<std::int64_t>();
+        const std::vector<std::int64_t> guess = argmax(logits, -1).to_vector<std::int64_t>();
+        double n = 0;
+        for (std::size_t i = 0; i < t.size(); ++i)
+            if (t[i] != nn::kIgnoreIndex) n += 1, correct += guess[i] == t[i];
+        total += nn::cross_entropy(logits, b.targets).item() * n;
+        count += n;
+    }
+    model.train(was_training);
+    return {total / count, correct / count, NAN};
+}
+
+nn::TransformerConfig model_config(const TrainConfig& c, std::int64_t vocab_size) {
+    nn::TransformerConfig mc;
+    mc.vocab_size = vocab_size;
+    mc.d_model = c.d_model, mc.n_heads = c.n_heads, mc.n_layers = c.n_layers, mc.context = c.context;
+    mc.causal = info(c.task).next_token && c.causal_mask;
+    mc.window = c.window, mc.stride = c.stride;
+    mc.scaled = c.scaled, mc.dropout = c.dropout;
+    mc.qkv_only = c.task == Task::qkv_head;
+    return mc;
+}
+
+// The first parameter whose value (or gradient) holds a NaN or ±inf: "'head.weight' (nan at element 3)".
+std::string first_non_finite(const Transformer& model, bool gradients) {
+    for (const auto& p : model.named_parameters()) {
+        const Tensor t = gradients ? p.tensor.grad() : p.tensor.detach();
+        if (!t.defined()) continue;
+        if (const std::string bad = nn::first_non_finite(t); !bad.empty()) return "'" + p.name + "' (" + bad + ")";
+    }
+    return "";
+}
+
+bool is_tty() { return ::isatty(STDOUT_FILENO); }
+
+// Resuming: the checkpoint's run must be the requested one, steps excepted.
+void check_resume(const StoredRun& stored, const TrainConfig& c) {
+    const std::vector<Difference> diff = differences(stored.config, c);
+    if (!diff.empty())
+        throw ValueError("train: resuming '" + c.resume + "': " + diff[0].key + " is " + diff[0].stored +
+                         " in the checkpoint but " + diff[0].requested + " was asked (only steps may change on resume)");
+    if (c.steps <= stored.step)
+        throw ValueError("train: resuming '" + c.resume + "': steps " + std::to_string(c.steps) +
+                         " must exceed the checkpoint's step " + std::to_string(stored.step));
+}
+
+}  // namespace
+
+void validate(const TrainConfig& c) {
+    for (const RunSetting& s : run_settings()) check_setting(c, s, "train: " + std::string(s.key));
+    // A corpus at character level trains the char task only ([MASK] is not a character); at word level, any other.
+    if (c.corpus.empty() && (c.task == Task::chars || c.word_tokens))
+        throw ValueError(c.task == Task::chars ? "train: the char task needs a corpus file" : "train: word tokens need a corpus file");
+    if (!c.corpus.empty() && !c.word_tokens && c.task != Task::chars)
+        throw ValueError("train: a corpus ('" + c.corpus + "') at character level trains the char task, not " + info(c.task).cli +
+                         " (masked-token models need word tokens)");
+    if (!c.corpus.empty() && c.word_tokens && c.task == Task::chars)
+        throw ValueError("train: the char task reads characters, not word tokens");
+    if ((c.task == Task::single_head || c.task == Task::qkv_head) && c.n_heads != 1)
+        throw ValueError(std::string("train: ") + info(c.task).cli + " has 1 head, not n_heads " + std::to_string(c.n_heads));
+    if (c.stop_after < 0) throw ValueError("train: stop_after " + std::to_string(c.stop_after) + " is negative");
+    // The vocabulary is the data's; the model's other limits are checked here, before any data is read.
+    nn::TransformerConfig mc = model_config(c, 1);
+    nn::check_limits(mc, "train");
+}
+
+TrainConfig standard_config(Task task) {
+    TrainConfig c;
+    c.task = task;
+    switch (task) {
+        case Task::causal: c.steps = 600, c.batch = 16; break;
+        case Task::single_head:
+        case Task::multi_head:
+        case Task::qkv_head:
+            // Masked-token prediction learns from ~15% of the tokens only: bigger batches, more steps.
+            c.n_heads = task == Task::multi_head ? 4 : 1;
+            c.steps = 1000, c.batch = 32;
+            break;
+        case Task::chars: throw ValueError("standard_config: the char task has no standard model (it needs a corpus)");
+    }
+    return c;
+}
+
+nn::LoadedCheckpoint load_or_train(Task task, const std::string& dir) {
+    const std::string path = dir + "/" + info(task).model_name + ".safetensors";
+    if (!std::filesystem::exists(path)) {
+        std::printf("%s is missing: training it first (as `make train` does)\n", path.c_str());
+        TrainConfig c = standard_config(task);
+        c.out = path;
+        train(c);
+    }
+    return nn::load_checkpoint(path);
+}
+
+std::vector<std::string> grammar_vocab() {
+    const auto& v = data::toy_grammar().vocab();
+    std::vector<std::string> out;
+    for (std::int64_t i = 0; i < v.size(); ++i) out.push_back(v.word(i));
+    return out;
+}
+
+std::string loss_csv_path(const std::string& checkpoint) {
+    const std::string ext = ".safetensors";
+    std::string base = checkpoint.ends_with(ext) ? checkpoint.substr(0, checkpoint.size() - ext.size()) : checkpoint;
+    return base + ".loss.csv";
+}
+
+Evaluation evaluate(Transformer& model, Task task, std::int64_t batch, std::int64_t n_batches, double mask_prob) {
+    if (task == Task::chars) throw ValueError("evaluate: the char task's validation text is its corpus; train() evaluates it");
+    TrainConfig c;
+    c.task = task, c.batch = batch, c.val_batches = n_batches, c.mask_prob = mask_prob;
+    c.context = model.config().context;
+    double floor = NAN;
+    BatchSource source(c);
+    Evaluation e = evaluate_batches(model, source.validation(&floor));
+    e.floor = floor;
+    return e;
+}
+
+TrainResult train(const TrainConfig& c) {
+    using Clock = std::chrono::steady_clock;
+    validate(c);
+    TrainResult result;
+
+    // ---- the model: fresh, or resumed with its whole run
+    std::unique_ptr<Transformer> model;
+    nn::LoadedCheckpoint resumed;
+    std::vector<TrainPoint> curve;  // every step of the run, from step 1 (a resumed run's earlier steps too)
+    std::int64_t start_step = 0;
+    DataIdentity trained_on;
+    Generator data_gen(c.seed ^ 0xda7a);  // the batch stream, separate from the init stream
+    if (!c.resume.empty()) {
+        resumed = nn::load_checkpoint(c.resume);
+        StoredRun stored = stored_run(resumed, c.resume);
+        check_resume(stored, c);
+        model = std::move(resumed.model);
+        start_step = stored.step;
+        curve = std::move(stored.curve);
+        trained_on = stored.data;
+        data_gen.set_state(resumed.data_rng);
+    }
+    BatchSource source(c);
+    if (!c.resume.empty()) {  // the data must be the very data it was trained on: same bytes, same ids
+        if (!c.corpus.empty() && !(source.identity() == trained_on))
+            throw ValueError("train: resuming '" + c.resume + "': corpus " + describe(source.identity()) +
+                             " is not the text it was trained on, " + describe(trained_on));
+        if (resumed.info.vocab != source.vocab())
+            throw ValueError("train: resuming '" + c.resume + "': its vocabulary (" + std::to_string(resumed.info.vocab.size()) +
+                             " tokens) is not the data's (" + std::to_string(source.vocab().size()) + " tokens)");
+    }
+    if (!model) {
+        const nn::TransformerConfig mc = model_config(c, static_cast<std::int64_t>(source.vocab().size()));
+        nn::check_limits(mc, "train");
+        model = std::make_unique<Transformer>(mc, c.seed);
+    }
+    model->set_dropout_generator(&data_gen);
+    nn::AdamW opt(model->named_parameters(), c.lr, 0.9, 0.999, 1e-8, c.weight_decay);
+    if (!c.resume.empty()) {
+        opt.load_state(resumed.optimizer_state);
+        opt.set_steps(start_step);
+    }
+    nn::DataParallel parallel(*model, static_cast<int>(c.shards));
+    double floor = NAN;
+    const std::vector<Batch> val = source.validation(&floor);
+
+    // ---- the loop
+    const TrainConfig::Progress mode = c.progress == TrainConfig::Progress::automatic
+                              ? (is_tty() ? TrainConfig::Progress::automatic : TrainConfig::Progress::plain)
+                              : c.progress;
+    std::int64_t saved_step = -1;  // the step of the checkpoint at c.out, once this run has written one
+    // Checkpoint (the whole run, curve included), then the CSV copy of its curve; both atomic.
+    auto save = [&](std::int64_t step, const Evaluation& e) {
+        if (c.out.empty()) return;
+        if (const std::string bad = first_non_finite(*model, false); !bad.empty())
+            throw TrainingDiverged("train: step " + std::to_string(step) + ": weight " + bad + " is not finite; not written");
+        nn::CheckpointInfo ci{info(c.task).kind, source.vocab(), run_metadata(c, source.identity())};
+        ci.extra["val_loss"] = std::to_string(e.loss);
+        ci.extra["val_accuracy"] = std::to_string(e.accuracy);
+        if (!std::isnan(floor)) ci.extra["bayes_floor"] = std::to_string(floor);
+        const nn::TrainingState state{&opt, step, data_gen.state(), {curve_tensor(curve)}};
+        nn::save_checkpoint(c.out, *model, ci, &state);
+        write_file_atomic(loss_csv_path(c.out), curve_csv(curve));
+        saved_step = step;
+    };
+    auto diverged = [&](std::int64_t step, const std::string& what) {
+        std::string kept = "nothing was saved";
+        if (saved_step >= 0) kept = "'" + c.out + "' keeps step " + std::to_string(saved_step);
+        else if (!c.out.empty() && c.out == c.resume) kept = "'" + c.out + "' keeps step " + std::to_string(start_step);
+        else if (!c.out.empty()) kept = "'" + c.out + "' was not written";
+        return TrainingDiverged("train: diverged at step " + std::to_string(step) + ": " + what + " (lr " + format_real(opt.lr) +
+                                " at that step, peak " + format_real(c.lr) + "); " + kept);
+    };
+    const auto t0 = Clock::now();
+    double last_val = NAN;
+    if (c.on_eval && start_step == 0) c.on_eval(0, *model);
+    const std::int64_t end_step = c.stop_after > 0 ? std::min(c.stop_after, c.steps) : c.steps;
+    try {
+        for (std::int64_t step = start_step; step < end_step; ++step) {
+            opt.lr = nn::warmup_cosine_lr(step, c.lr, c.warmup, c.steps, c.lr / 10);
+            const Batch b = source.next(data_gen);
+            opt.zero_grad();
+            const double loss_value = parallel.forward_backward(b.ids, b.targets, b.padding, &data_gen);
+            if (!std::isfinite(loss_value)) throw diverged(step + 1, "the loss is " + format_real(loss_value));
+            // The norm is computed anyway; a non-finite one means some gradient is.
+            if (!std::isfinite(nn::clip_grad_norm(model->parameters(), c.clip)))
+                throw diverged(step + 1, "the gradient of " + first_non_finite(*model, true) + " is not finite");
+            opt.step();
+
+            TrainPoint point{step + 1, loss_value, NAN};
+            const bool last = step + 1 == end_step;
+            if ((step + 1) % c.eval_every == 0 || last) {
+                const Evaluation e = evaluate_batches(*model, val);
+                if (!std::isfinite(e.loss))
+                    throw diverged(step + 1, "the validation loss is " + format_real(e.loss) + " (weight " +
+                                                 first_non_finite(*model, false) + ")");
+                point.val_loss = last_val = e.loss;
+                curve.push_back(point);
+                save(step + 1, e);
+                if (c.on_eval) c.on_eval(step + 1, *model);
+            } else {
+                curve.push_back(point);
+            }
+            result.curve.push_back(point);
+
+            // ---- progress: one updating line on a terminal, a plain line per evaluation otherwise
+            const bool show = mode == TrainConfig::Progress::automatic ? true : !std::isnan(point.val_loss);
+            if (mode != TrainConfig::Progress::quiet && show) {
+                const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+                const double done = static_cast<double>(step + 1 - start_step);
+                const double tok_s = done * static_cast<double>(c.batch * c.context) / secs;
+                const double eta = secs / done * static_cast<double>(end_step - step - 1);
+                char floor_part[48] = "";
+                if (!std::isnan(floor)) std::snprintf(floor_part, sizeof floor_part, " (floor %.3f, %+.3f)", floor, last_val - floor);
+                std::printf("%sstep %lld/%lld | loss %.3f | val %.3f%s | %.1fk tok/s | ETA %.0f s%s",
+                            mode == TrainConfig::Progress::automatic ? "\r" : "", static_cast<long long>(step + 1),
+                            static_cast<long long>(c.steps), point.loss, last_val, floor_part, tok_s / 1e3, eta,
+                            mode == TrainConfig::Progress::automatic ? "\033[K" : "\n");
+                std::fflush(stdout);
+            }
+        }
+    } catch (const std::bad_alloc&) {
+        throw ValueError("train: out of memory (batch " + std::to_string(c.batch) + " x context " + std::to_string(c.context) +
+                         " x d_model " + std::to_string(c.d_model) + " x " + std::to_string(c.n_layers) +
+                         " layers needs more than this machine has; try a smaller --batch or --context)");
+    }
+    if (mode == TrainConfig::Progress::automatic) std::printf("\n");
+    result.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    result.tokens_per_second = static_cast<double>((end_step - start_step) * c.batch * c.context) / result.seconds;
+    result.final_eval = evaluate_batches(*model, val);
+    result.final_eval.floor = floor;
+    result.vocab = source.vocab();
+    result.task = c.task;
+    result.start_step = start_step;
+    model->set_dropout_generator(nullptr);  // data_gen ends here; the caller sets its own to train on
+    result.model = std::move(model);
+    return result;
+}
+
+}  // namespace attnlab::lab

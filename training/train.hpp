@@ -1,0 +1,127 @@
+// train.hpp — training the toy transformers: one loop shared by `tinygpt train`,
+// `make train` and every phase program that needs a model.
+//
+// Four tasks (training/task.hpp): causal next-token prediction on the toy grammar (TinyGPT),
+// masked-token prediction on it with one head or several, and next-character prediction
+// on a corpus file. On the grammar every validation loss is printed beside its exact
+// Bayes floor (data/lm_batches.hpp), the lowest loss any model can reach on those tokens.
+//
+// What a run promises:
+//   - Same config and seed => the same loss curve, bit for bit.
+//   - The checkpoint at `out` is rewritten (atomically) at every evaluation and holds the
+//     whole run: the model, the optimizer, the data stream's state, every setting of
+//     TrainConfig (training/run_config.hpp), the identity of the data (a hash of the corpus
+//     and its vocabulary) and the loss curve so far. The loss CSV beside it is a copy of
+//     that curve, rewritten from the checkpoint, so the two cannot disagree.
+//   - Resuming (`resume`) continues exactly as if the run had never stopped. Only `steps`
+//     may differ from the checkpoint (to extend the run; it must exceed the checkpoint's
+//     step); any other difference, or other data, is a ValueError naming both values.
+//   - A non-finite loss, gradient or weight stops the run with TrainingDiverged naming
+//     the step and the first non-finite parameter; the last good checkpoint is kept.
+//   - A model outside nn::ModelLimits is refused before anything is allocated.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "training/task.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/transformer.hpp"
+#include "tensor/error.hpp"
+
+namespace attnlab::lab {
+
+struct TrainConfig {
+    Task task = Task::causal;
+    std::string corpus;            // a UTF-8 text file to train on instead of the grammar: its characters
+                                   // (Task::chars) or, with word_tokens, its words (any other task)
+    bool word_tokens = false;      // corpus only: one token per whitespace-separated word (data/corpus.hpp)
+    std::int64_t steps = 1500;     // the length of the run (the learning-rate schedule spans it)
+    std::int64_t stop_after = 0;   // > 0: stop at this step, as an interrupted run would
+    std::int64_t d_model = 64;
+    std::int64_t n_heads = 4;      // must be 1 for Task::single_head and Task::qkv_head
+    std::int64_t n_layers = 2;
+    std::int64_t context = 32;     // T: tokens per training row
+    std::int64_t batch = 16;       // B
+    std::int64_t shards = 1;       // > 1: the batch's rows split into this many runs, one model replica
+                                   // each, trained at once on up to this many threads (nn/data_parallel.hpp;
+                                   // W4 on 2 threads: 1.6x with 2 shards); the same bits at any thread count
+    double lr = 3e-3;              // peak, after warm-up; cosine decay to lr/10
+    std::int64_t warmup = 100;
+    double weight_decay = 0.01;
+    double clip = 1.0;             // global gradient-norm limit
+    std::uint64_t seed = 0;
+    bool causal_mask = true;       // next-token tasks only: false trains without the mask (it cheats)
+    std::int64_t window = 0, stride = 0;  // custom attention masks (see TransformerConfig)
+    bool scaled = true;            // false: unscaled scores q·k (no 1/√d_k)
+    double dropout = 0;            // on attention weights and residual branches, training steps only;
+                                   // it draws from the data stream, so a resumed run drops the same units
+    double mask_prob = 0.15;       // masked-token tasks: share of words hidden
+    std::int64_t eval_every = 100;
+    std::int64_t val_batches = 8;
+    std::string out;               // checkpoint path ("" = don't save), rewritten at every evaluation
+                                   // so a killed run can resume; the loss CSV goes beside it
+    std::string resume;            // checkpoint to continue from (see above: only steps may differ)
+    enum class Progress { automatic, plain, quiet } progress = Progress::automatic;
+    // Called after each evaluation (and at step 0), e.g. to record attention entropy.
+    std::function<void(std::int64_t step, nn::Transformer& model)> on_eval;
+};
+
+struct TrainPoint {
+    std::int64_t step;
+    double loss;      // training loss of that step's batch
+    double val_loss;  // NaN where no evaluation ran
+};
+
+struct Evaluation {
+    double loss = 0;      // mean over predicted tokens
+    double accuracy = 0;  // argmax = target, over predicted tokens
+    double floor = 0;     // exact Bayes floor on the same tokens (NaN for a char corpus)
+};
+
+struct TrainResult {
+    std::vector<TrainPoint> curve;  // this run's steps (a resumed run: from the checkpoint's step on)
+    Evaluation final_eval;
+    double seconds = 0, tokens_per_second = 0;
+    std::unique_ptr<nn::Transformer> model;
+    std::vector<std::string> vocab;
+    Task task = Task::causal;
+    std::int64_t start_step = 0;    // > 0 when resumed
+};
+
+// A loss, gradient or weight became NaN or ±inf: training stopped before writing it.
+struct TrainingDiverged : ValueError {
+    using ValueError::ValueError;
+};
+
+// Throws ValueError naming the setting and its value if c cannot be trained: a value out
+// of its range (training/run_config.hpp), a model outside nn::ModelLimits, a corpus without
+// Task::chars or the reverse. train() calls it first; tinygpt calls it to reject flags.
+void validate(const TrainConfig& c);
+
+TrainResult train(const TrainConfig& config);
+
+// Validation loss / accuracy / floor of a trained grammar model on the fixed
+// validation batches of its task (T = the model's context).
+Evaluation evaluate(nn::Transformer& model, Task task, std::int64_t batch = 16, std::int64_t n_batches = 8,
+                    double mask_prob = 0.15);
+
+// The models of `make train` (out/checkpoints/<info(task).model_name>.safetensors):
+//   causal       TinyGPT, d_model 64, 4 heads, 2 layers, next-token prediction
+//   single_head  bidirectional, 1 head, masked-token prediction
+//   multi_head   bidirectional, 4 heads, masked-token prediction
+// standard_config gives the exact recipe; tinygpt train uses it for its defaults.
+TrainConfig standard_config(Task task);
+
+// Loads dir/<model_name>.safetensors, training it first (with standard_config) if it is
+// missing — so a phase program works from a clean checkout.
+nn::LoadedCheckpoint load_or_train(Task task, const std::string& dir = "out/checkpoints");
+
+// The grammar's vocabulary as token strings (id -> text).
+std::vector<std::string> grammar_vocab();
+
+// The loss-curve CSV written beside a checkpoint: "x.safetensors" -> "x.loss.csv".
+std::string loss_csv_path(const std::string& checkpoint);
+
+}  // namespace attnlab::lab
