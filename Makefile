@@ -128,7 +128,7 @@ CATCH_HDR  := /usr/include/catch2/catch.hpp
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
-.PHONY: all build programs test debug asan fuzz fuzz-build fuzz-replay bench bench-compare plots-demo train gallery test-browser \
+.PHONY: all build programs shakespeare test debug asan fuzz fuzz-build fuzz-replay bench bench-compare plots-demo train gallery test-browser \
         readme-figures help clean metrics-reference check-metrics
 .DEFAULT_GOAL := all
 
@@ -233,6 +233,11 @@ readme-figures:
 	  if [ -f $$src ]; then mkdir -p $$(dirname $$f) && cp $$src $$f && echo "  $$src -> $$f"; else missing="$$missing $$src"; fi; \
 	done; \
 	test -z "$$missing" || { echo "readme-figures: missing$$missing: run make all first (make test-browser for the explorer screenshot)"; exit 1; }
+
+## shakespeare nanoGPT's CPU recipe on tiny Shakespeare (data/tinyshakespeare.txt): train 2000 steps into
+##             out/shakespeare/ (once), print samples, draw the heads; not part of make all (minutes)
+shakespeare: $(B)/tinygpt
+	tools/shakespeare.sh $(B) out/shakespeare
 
 ## plots-demo  draw one SVG + PNG of every chart type (and a GIF) into out/plots_demo/
 plots-demo: $(B)/plots_demo

@@ -14,6 +14,8 @@
 //      toy_lm_train_step the whole batch at once, as make train; toy_lm_train_step_2shards split in
 //      2 shards as tinygpt train --shards 2 (nn/data_parallel.hpp; compare_table.py sets it beside
 //      torch_peer.py's toy_lm_train_step): on 2 threads the shards run at once
+//   W7 nanoGPT's CPU recipe for tiny Shakespeare, one training step (nanogpt_cpu_train_step)
+//   W8 exact attention forward + backward, B 1, H 8, d_k 64, T 512/1024/2048 (attention_fwd_bwd_T{T})
 //   W6 greedy generation of 256 tokens from a 1-token prompt with the W4 model, recomputing
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //   fma_peak one core's multiply-add peak: 1 GFLOP of vector FMAs per call, in registers
@@ -161,7 +163,7 @@ void fused_attention(std::int64_t T, const NameFilter& want, std::vector<Result>
 }  // namespace
 
 int main(int argc, char** argv) {
-    lab::Options flags("bench_workloads", "attnlab's workloads W1-W6, and single kernels at W4's shapes, timed (bench/compare.sh sets W1-W6 beside PyTorch).");
+    lab::Options flags("bench_workloads", "attnlab's workloads W1-W8, and single kernels at W4's shapes, timed (bench/compare.sh sets them beside PyTorch).");
     flags.add("threads", "N", "1", "threads of the parallel kernels");
     flags.add("only", "REGEX", ".*", "run only the workloads whose name matches (an extended regular expression, as grep -E)");
     flags.add("json", "PATH", "", "also write the results as JSON to PATH");
@@ -217,6 +219,63 @@ int main(int argc, char** argv) {
                       static_cast<long long>(model.parameter_count()), final_loss,
                       bench::kW4Batch * bench::kW4T / (t.median_ms / 1e3));
         results.push_back(summarise(name, t, steady, extra));
+    }
+
+    // W7, nanoGPT's CPU recipe for tiny Shakespeare: vocab 65, d_model 128, 4 heads, 4 layers,
+    // context 64, batch 12, AdamW lr 1e-3 betas (0.9, 0.99) weight decay 0.1, clip 1.0. One
+    // step = zero grads + forward + loss + backward + clip + AdamW, as `make shakespeare` takes
+    // it (shards 1), on random tokens as torch_peer.py's nanogpt_cpu_train_step.
+    if (want("nanogpt_cpu_train_step")) {
+        constexpr std::int64_t V = 65, d_model = 128, n_heads = 4, n_layers = 4, T = 64, B = 12;
+        nn::TransformerConfig config;
+        config.vocab_size = V, config.d_model = d_model, config.n_heads = n_heads, config.n_layers = n_layers;
+        config.context = T, config.causal = true;
+        nn::Transformer model(config, 0);
+        nn::AdamW opt(model.named_parameters(), 1e-3, 0.9, 0.99, 1e-8, 0.1);
+        nn::DataParallel parallel(model, 1);
+        Generator gen(7);
+        const Tensor ids = randint(0, V, {B, T + 1}, gen);
+        const Tensor x = ids.narrow(1, 0, T).contiguous(), y = ids.narrow(1, 1, T).contiguous();
+        double loss = 0;
+        auto step = [&] {
+            opt.zero_grad();
+            loss = parallel.forward_backward(x, y);
+            nn::clip_grad_norm(model.parameters(), 1.0);
+            opt.step();
+        };
+        const std::vector<double> ms = bench::time_steps(step);
+        const lab::Timing t{ms[ms.size() / 2], ms.front(), ms.back()};
+        const SteadyState steady = steady_state(step, 10);
+        // FLOPs per step, as nanoGPT's estimate_mfu counts them (the PaLM paper's appendix B):
+        // 6 per non-embedding parameter per token (forward 2, backward 4), plus the attention
+        // products, 12 · n_layers · d_model · T per token (QKᵀ and P·V, forward and backward;
+        // the causal half that is masked counts too, as there).
+        const double non_embedding = static_cast<double>(model.parameter_count() - V * d_model - T * d_model);
+        const double tokens = static_cast<double>(B * T);
+        const double flops = (6 * non_embedding + 12.0 * n_layers * d_model * T) * tokens;
+        char extra[128];
+        std::snprintf(extra, sizeof extra, "params=%lld loss=%.3f GFLOPs=%.1f", static_cast<long long>(model.parameter_count()),
+                      loss, flops / (t.median_ms * 1e6));
+        results.push_back(summarise("nanogpt_cpu_train_step", t, steady, extra));
+    }
+
+    // W8, exact attention forward + backward without a mask, B 1, H 8, d_k 64: o = attention(q, k, v),
+    // o.sum().backward(), on the fused path. GFLOPs counts the products, 12 · H · T² · d_k per call
+    // (QKᵀ and P·V forward; dV, dP, dQ and dK backward), as W3b and compare_table.py do.
+    for (std::int64_t T : {512, 1024, 2048}) {
+        const std::string name = "attention_fwd_bwd_T" + std::to_string(T);
+        if (!want(name)) continue;
+        manual_seed(T);
+        Tensor q = randn({1, 8, T, 64}).requires_grad_(), k = randn({1, 8, T, 64}).requires_grad_(),
+               v = randn({1, 8, T, 64}).requires_grad_();
+        auto fwd_bwd = [&] {
+            q.zero_grad(), k.zero_grad(), v.zero_grad();
+            nn::flash_attention(q, k, v).sum().backward();
+        };
+        const lab::Timing t = lab::time_median(fwd_bwd, 7, T >= 1024 ? 0.0 : 0.15);
+        char extra[64];
+        std::snprintf(extra, sizeof extra, "GFLOPs=%.1f", 12.0 * 8 * static_cast<double>(T) * T * 64 / (t.median_ms * 1e6));
+        results.push_back(summarise(name, t, steady_state(fwd_bwd, T >= 1024 ? 2 : 10), extra));
     }
 
     if (want("generate_256")) {

@@ -22,7 +22,7 @@ set -eu
 cd "$(dirname "$0")/.."
 rounds=2
 peer=../shared/bench/torch_peer.py
-only='toy_mha|mid_mha|(attn|flash|sdpa)_fwd_T(512|1024|2048)$|flash_fwd_bwd_T(512|1024|2048)$|toy_lm|generate'
+only='toy_mha|mid_mha|(attn|flash|sdpa)_fwd_T(512|1024|2048)$|flash_fwd_bwd_T(512|1024|2048)$|(attention|sdpa)_fwd_bwd_T|toy_lm|nanogpt|generate'
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;

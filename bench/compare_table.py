@@ -8,7 +8,8 @@ Rows pair by name, except attnlab's fused attention flash_fwd_T{T}, which stands
 PyTorch's fused path sdpa_fwd_T{T} (torch_peer.py's F.scaled_dot_product_attention or,
 in torch 1.13, F._scaled_dot_product_attention), and W4 split in two shards,
 toy_lm_train_step_2shards, which stands beside PyTorch's one W4 step. A second table gives each attention
-row's GFLOP/s (W3: 4·T²·d_k·H flops, B 1, H 8, d_k 64; W3b forward + backward: 3× that)
+row's GFLOP/s (W3: 4·T²·d_k·H flops, B 1, H 8, d_k 64; W3b and W8 forward + backward: 3× that;
+W7: nanoGPT's count, below)
 against the FLOP limit: one core's multiply-add peak per thread, as bench_workloads'
 fma_peak measured it in the same run (1 GFLOP per call; compare.sh always runs it).
 """
@@ -21,8 +22,13 @@ import sys
 
 PEAK = "fma_peak"  # bench_workloads' 1 GFLOP of register FMAs: median_ms is ms per GFLOP
 PEER_NAME = [(re.compile(r"^flash_fwd_T(\d+)$"), r"sdpa_fwd_T\1"),  # attnlab name -> torch_peer.py name
-             (re.compile(r"^toy_lm_train_step_2shards$"), r"toy_lm_train_step")]
-ATTENTION = re.compile(r"^(attn|flash|sdpa)_fwd(_bwd)?_T(\d+)$")
+             (re.compile(r"^toy_lm_train_step_2shards$"), r"toy_lm_train_step"),
+             (re.compile(r"^attention_fwd_bwd_T(\d+)$"), r"sdpa_fwd_bwd_T\1")]
+ATTENTION = re.compile(r"^(attn|flash|sdpa|attention)_fwd(_bwd)?_T(\d+)$")
+# W7's FLOPs per step as nanoGPT's estimate_mfu counts them (bench_workloads.cpp says why):
+# 6 per non-embedding parameter per token plus 12 · layers · d_model · T per token, 12 x 64 tokens.
+W7 = "nanogpt_cpu_train_step"
+W7_FLOPS = (6 * (818176 - 65 * 128 - 64 * 128) + 12 * 4 * 128 * 64) * 12 * 64
 
 
 def peer_name(name):
@@ -33,6 +39,8 @@ def peer_name(name):
 
 
 def attention_flops(name):
+    if name == W7:
+        return W7_FLOPS
     m = ATTENTION.match(name)
     if not m:
         return None
@@ -76,7 +84,7 @@ def main():
 
 
 def gflops_table(a, p):
-    """W3 / W3b rows: GFLOP/s of each side and thread count, and the limit's time."""
+    """W3 / W3b / W7 / W8 rows: GFLOP/s of each side and thread count, and the limit's time."""
     names = [n for n in a[1] if attention_flops(n)]
     if not names:
         return

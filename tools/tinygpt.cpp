@@ -82,6 +82,10 @@ void declare_train(lab::Options& o) {
           "the same bits on any number of threads; 1 = the whole batch in one pass");
     o.add("lr", "X", standard(Task::causal, "--lr"), "peak learning rate, AdamW with warm-up + cosine");
     o.add("warmup", "N", standard(Task::causal, "--warmup"), "warm-up steps");
+    o.add("min-lr-ratio", "R", standard(Task::causal, "--min-lr-ratio"),
+          "the cosine decays from --lr to --lr x R at the last step, R in [0, 1]");
+    o.add("beta1", "B", standard(Task::causal, "--beta1"), "AdamW's first-moment decay rate, in [0, 1)");
+    o.add("beta2", "B", standard(Task::causal, "--beta2"), "AdamW's second-moment decay rate, in [0, 1)");
     o.add("weight-decay", "X", standard(Task::causal, "--weight-decay"), "AdamW's decoupled weight decay");
     o.add("clip", "X", standard(Task::causal, "--clip"), "gradient-norm limit");
     o.add("mask-prob", "P", standard(Task::multi_head, "--mask-prob"), "masked-token models: share of words hidden");

@@ -285,7 +285,7 @@ TrainResult train(const TrainConfig& c) {
         model = std::make_unique<Transformer>(mc, c.seed);
     }
     model->set_dropout_generator(&data_gen);
-    nn::AdamW opt(model->named_parameters(), c.lr, 0.9, 0.999, 1e-8, c.weight_decay);
+    nn::AdamW opt(model->named_parameters(), c.lr, c.beta1, c.beta2, 1e-8, c.weight_decay);
     if (!c.resume.empty()) {
         opt.load_state(resumed.optimizer_state);
         opt.set_steps(start_step);
@@ -327,7 +327,7 @@ TrainResult train(const TrainConfig& c) {
     const std::int64_t end_step = c.stop_after > 0 ? std::min(c.stop_after, c.steps) : c.steps;
     try {
         for (std::int64_t step = start_step; step < end_step; ++step) {
-            opt.lr = nn::warmup_cosine_lr(step, c.lr, c.warmup, c.steps, c.lr / 10);
+            opt.lr = nn::warmup_cosine_lr(step, c.lr, c.warmup, c.steps, c.lr * c.min_lr_ratio);
             const Batch b = source.next(data_gen);
             opt.zero_grad();
             const double loss_value = parallel.forward_backward(b.ids, b.targets, b.padding, &data_gen);

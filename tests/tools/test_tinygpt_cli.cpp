@@ -464,3 +464,29 @@ TEST_CASE("tinygpt generate --no-kv-cache: the switch recomputes the prefix, the
     CHECK(text(a.output).size() > std::string("the cat").size());
     CHECK(text(a.output) == text(b.output));
 }
+
+TEST_CASE("tinygpt train: AdamW's betas and the final learning rate are flags, recorded and used", "[tools][tinygpt][cli]") {
+    make_fixtures();
+    const auto meta = [](const std::string& path) { return nn::load_checkpoint(path).metadata; };
+    const auto weights = [](const std::string& path) { return load_safetensors(path).at("head.weight"); };
+    const std::string plain = at("betas_default.safetensors"), betas = at("betas.safetensors"), ratio = at("min_lr.safetensors");
+    run_cases({
+        {"defaults", tiny_train({"--out", plain}), 0, "wrote"},
+        {"--beta1 0.8 --beta2 0.99", tiny_train({"--beta1", "0.8", "--beta2", "0.99", "--out", betas}), 0, "wrote"},
+        {"--min-lr-ratio 0", tiny_train({"--min-lr-ratio", "0", "--steps", "6", "--out", ratio}), 0, "wrote"},
+        {"--beta1 1", {"train", "--beta1", "1"}, 2, "--beta1 needs a number in [0, 1), got '1'"},
+        {"--beta2 -0.5", {"train", "--beta2", "-0.5"}, 2, "--beta2 needs a number in [0, 1), got '-0.5'"},
+        {"--min-lr-ratio 2", {"train", "--min-lr-ratio", "2"}, 2, "--min-lr-ratio needs a number in [0, 1], got '2'"},
+        {"--beta2 contradicts on resume", {"train", "--resume", betas, "--steps", "6", "--beta2", "0.999"}, 2, "trained with beta2 0.99"},
+    });
+    CHECK(meta(plain).at("beta1") == "0.9");
+    CHECK(meta(plain).at("beta2") == "0.999");
+    CHECK(meta(plain).at("min_lr_ratio") == "0.1");
+    CHECK(meta(betas).at("beta1") == "0.8");
+    CHECK(meta(betas).at("beta2") == "0.99");
+    CHECK(meta(ratio).at("min_lr_ratio") == "0");
+    // The betas reach the optimizer: the same seed and data with other betas give other weights.
+    const Tensor a = weights(plain), b = weights(betas);
+    REQUIRE(a.shape() == b.shape());
+    CHECK(max(abs(sub(a, b))).item() > 0);
+}
