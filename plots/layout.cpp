@@ -108,4 +108,15 @@ Ticks log_ticks(double lo, double hi) {
     return t;
 }
 
+Ticks log_ticks_at(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    if (values.empty() || values.size() > kMaxValueTicks) return log_ticks(values.empty() ? 1 : values.front(), values.empty() ? 10 : values.back());
+    Ticks t = log_ticks(values.front(), values.back());  // the range and its margin
+    t.values = values;
+    t.labels.clear();
+    for (double v : values) t.labels.push_back(format_log_tick(v));
+    return t;
+}
+
 }  // namespace attnlab::plots::layout

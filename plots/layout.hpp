@@ -49,5 +49,10 @@ Ticks linear_ticks(double lo, double hi, int target = 5, bool widen = true);
 // Ticks on a log-10 axis over [lo, hi] (both > 0) plus a small margin: every power
 // of ten in range, and 2x, 5x when the range spans fewer than three decades.
 Ticks log_ticks(double lo, double hi);
+// Ticks on a log-10 axis at the data's own values (a sweep over 1, 2, 4, 8, 16 or 8, 32, 128
+// reads best at those numbers, not at 1, 2, 5, 10), with log_ticks' margin; log_ticks when
+// there are more than kMaxValueTicks distinct values (then they are a curve, not a sweep).
+inline constexpr std::size_t kMaxValueTicks = 10;
+Ticks log_ticks_at(std::vector<double> values);
 
 }  // namespace attnlab::plots::layout

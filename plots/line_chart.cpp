@@ -88,7 +88,12 @@ Figure line_chart(const std::vector<Series>& series, const LineChartOptions& o) 
             y_lo = std::min(y_lo, sr.y[i]), y_hi = std::max(y_hi, sr.y[i]);
         }
     }
-    layout::Ticks xt = axis_ticks(x_lo, x_hi, o.log_x), yt = axis_ticks(y_lo, y_hi, o.log_y);
+    // A log x axis is a sweep (d_k, heads, T): its ticks sit at the swept values.
+    std::vector<double> xs;
+    if (o.log_x)
+        for (const Series& sr : series) xs.insert(xs.end(), sr.x.begin(), sr.x.end());
+    layout::Ticks xt = o.log_x ? layout::log_ticks_at(xs) : axis_ticks(x_lo, x_hi, false);
+    layout::Ticks yt = axis_ticks(y_lo, y_hi, o.log_y);
 
     // Legend entries: each series, then (with fit_slope) its fitted line.
     std::vector<LegendEntry> legend;

@@ -127,3 +127,20 @@ TEST_CASE("tick rules give nice, in-range numbers", "[plots][layout]") {
     CHECK(std::find(logt.labels.begin(), logt.labels.end(), "100") != logt.labels.end());
     CHECK(layout::format_fixed(-0.001, 2) == "0.00");
 }
+
+TEST_CASE("log_ticks_at: a sweep's axis ticks at the swept values", "[plots][layout]") {
+    using attnlab::plots::layout::log_ticks_at;
+    const auto heads = log_ticks_at({16, 1, 2, 4, 8, 2, 1});  // unsorted, repeated (several series)
+    CHECK(heads.values == std::vector<double>{1, 2, 4, 8, 16});
+    CHECK(heads.labels == std::vector<std::string>{"1", "2", "4", "8", "16"});
+    CHECK(heads.lo < 1);  // the margin keeps the end points off the frame
+    CHECK(heads.hi > 16);
+    const auto d_k = log_ticks_at({8, 32, 128});
+    CHECK(d_k.labels == std::vector<std::string>{"8", "32", "128"});
+    // More than a sweep's few values: a curve, ticked at 1, 2, 5 x 10^k as before.
+    std::vector<double> curve;
+    for (int i = 1; i <= 40; ++i) curve.push_back(i * 1.5);
+    const auto t = log_ticks_at(curve);
+    CHECK(std::find(t.values.begin(), t.values.end(), 10.0) != t.values.end());
+    CHECK(std::find(t.values.begin(), t.values.end(), 1.5) == t.values.end());
+}

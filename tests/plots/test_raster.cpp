@@ -84,3 +84,16 @@ TEST_CASE("fills are anti-aliased, blended and clipped", "[plots][raster]") {
         CHECK(im.at(10, 3) == palette::white);
     }
 }
+
+TEST_CASE("font: '|' is not 'l' (it runs through the descender rows)", "[plots][font]") {
+    namespace font = attnlab::plots::font;
+    const font::Glyph &bar = font::glyph('|'), &ell = font::glyph('l');
+    int differing = 0;
+    for (int r = 0; r < font::kGlyphRows; ++r)
+        for (int c = 0; c < font::kGlyphWidth; ++c) differing += font::is_ink(bar, r, c) != font::is_ink(ell, r, c);
+    CHECK(differing >= 4);
+    for (int r = font::kAscent; r < font::kGlyphRows; ++r) {
+        CHECK(font::is_ink(bar, r, 2));
+        CHECK_FALSE(font::is_ink(ell, r, 2));
+    }
+}
