@@ -31,6 +31,20 @@ plots::Matrix to_matrix(const Tensor& t) {
     return m;
 }
 
+void check_drawable(std::int64_t L, std::int64_t H, std::int64_t T, const std::string& who) {
+    const std::string shape = "[" + std::to_string(L) + " layers, " + std::to_string(H) + " heads, " + std::to_string(T) + " tokens]";
+    if (L < 1 || H < 1 || T < 1) throw ValueError(who + ": " + shape + " has nothing to draw (each must be at least 1)");
+    if (T > kMaxShowTokens)
+        throw ValueError(who + ": " + shape + " is more than the " + std::to_string(kMaxShowTokens) + " tokens show draws");
+    // Divisions, so that no product of three sizes a file chose can overflow.
+    if (L > kMaxShowPanels / H)
+        throw ValueError(who + ": " + shape + " is " + std::to_string(L) + " x " + std::to_string(H) + " panels, more than the " +
+                         std::to_string(kMaxShowPanels) + " show draws");
+    if (L * H > kMaxShowWeights / (T * T))
+        throw ValueError(who + ": " + shape + " is " + std::to_string(L * H * T * T) + " weights, more than the " +
+                         std::to_string(kMaxShowWeights) + " show draws (fewer tokens, layers or heads)");
+}
+
 void check(const AttentionOf& a) {
     if (a.layers.empty()) throw ValueError("show: no attention layers to draw");
     const auto T = static_cast<std::int64_t>(a.tokens.size());
@@ -46,6 +60,7 @@ void check(const AttentionOf& a) {
             throw ValueError("show: layer " + std::to_string(l + 1) + " has weights in [" + std::to_string(lo) + ", " +
                              std::to_string(hi) + "], not attention weights in [0, 1]");
     }
+    check_drawable(static_cast<std::int64_t>(a.layers.size()), H, T, "show");
 }
 
 namespace {

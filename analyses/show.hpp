@@ -36,7 +36,19 @@ struct AttentionOf {
 // character model's tokens can label axes and files that split on spaces.
 std::string token_label(const std::string& token);
 
-// Checks the shapes (ShapeError naming the layer) and the values (ValueError: outside [0, 1]).
+// The most `show` draws, checked from the shape alone before anything is allocated. A cell
+// of the heatmaps is at least 26 pixels wide, so L·H·T² weights take about 676 times as
+// many pixels: 2^15 of them fill the 2^25 pixels a figure may have (plots/layout.hpp,
+// which every figure checks as well, e.g. for too many heads side by side).
+inline constexpr std::int64_t kMaxShowTokens = 128;       // T
+inline constexpr std::int64_t kMaxShowPanels = 64;        // layers x heads
+inline constexpr std::int64_t kMaxShowWeights = 1 << 15;  // L·H·T²
+
+// ValueError naming `who` and the shape unless L, H and T are >= 1 and within the limits above.
+void check_drawable(std::int64_t L, std::int64_t H, std::int64_t T, const std::string& who);
+
+// Checks the size (check_drawable), the shapes (ShapeError naming the layer) and the values
+// (ValueError: outside [0, 1]).
 void check(const AttentionOf& a);
 
 // Writes the four figures into dir (created); returns their stems ("dir/attention_heads", ...).

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "data/lm_batches.hpp"
+#include "data/utf8.hpp"
 #include "tensor/error.hpp"
 #include "tensor/ops.hpp"
 
@@ -25,14 +26,31 @@ std::vector<std::string_view> split_words(std::string_view text) {
     return words;
 }
 
+void check_distinct(std::size_t distinct, const char* unit, const std::string& who, const std::string& source) {
+    if (distinct < kMinDistinctTokens)
+        throw ValueError(who + ": " + source + " has " + std::to_string(distinct) + " distinct " + unit + ", fewer than the " +
+                         std::to_string(kMinDistinctTokens) + " a model needs to have anything to predict");
+}
+
 }  // namespace
 
+void check_text(std::string_view text, const std::string& what) {
+    const Utf8Result r = decode_utf8(text);
+    if (!r.ok)
+        throw ValueError(what + " is not UTF-8 text: invalid byte sequence at byte offset " + std::to_string(r.error_offset) +
+                         " (" + r.error + ")");
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        throw ValueError(what + " holds a NUL byte at byte offset " + std::to_string(nul) + ": a binary file, not text");
+}
+
 WordCorpus read_word_corpus(std::string_view text, const std::string& source) {
+    check_text(text, "read_word_corpus: " + source);
     const std::vector<std::string_view> words = split_words(text);
     if (words.empty()) throw ValueError("read_word_corpus: " + source + " has no words (only whitespace)");
     std::vector<std::string> distinct(words.begin(), words.end());
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    check_distinct(distinct.size(), "words", "read_word_corpus", source);
     WordCorpus corpus;
     try {
         corpus.vocab = Vocab(distinct);
@@ -42,6 +60,13 @@ WordCorpus read_word_corpus(std::string_view text, const std::string& source) {
     corpus.ids.reserve(words.size());
     for (std::string_view w : words) corpus.ids.push_back(corpus.vocab.id(w));
     return corpus;
+}
+
+CharTokenizer read_char_corpus(std::string_view text, const std::string& source) {
+    check_text(text, "read_char_corpus: " + source);
+    CharTokenizer tokenizer = CharTokenizer::from_text(text, source);
+    check_distinct(tokenizer.code_points().size(), "characters", "read_char_corpus", source);
+    return tokenizer;
 }
 
 MLMBatch make_stream_mlm_batch(const std::vector<std::int64_t>& tokens, Generator& gen, std::int64_t B, std::int64_t T,

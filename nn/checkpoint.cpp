@@ -1,6 +1,7 @@
 // checkpoint.cpp — see checkpoint.hpp.
 #include "nn/checkpoint.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -75,6 +76,14 @@ std::int64_t need_int(const std::map<std::string, std::string>& meta, const std:
     return v;
 }
 
+// "true" or "false", nothing else: a misspelt "True" must not quietly load a bidirectional model.
+bool need_bool(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& path) {
+    const std::string& v = need(meta, key, path);
+    if (v != "true" && v != "false")
+        throw IOError("load_checkpoint: '" + path + "': metadata '" + key + "' is '" + v + "', not true or false");
+    return v == "true";
+}
+
 // Step 3 of the checks: every tensor in the file is one the configuration implies, with its shape.
 void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, const std::string& path) {
     std::map<std::string, Shape> expected;
@@ -88,15 +97,20 @@ void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, cons
         if (const std::string bad = first_non_finite(t); !bad.empty())
             throw IOError("load_checkpoint: '" + path + "': tensor '" + name + "' holds " + bad);
     };
-    std::set<std::string> seen;
+    std::set<std::string> seen, optim_seen;
     for (const NamedTensor& t : file.tensors) {
         if (t.name.starts_with("train.")) continue;  // the trainer's; it checks them (training/run_config.cpp)
         if (t.name.starts_with("optim.")) {  // optim.<buffer>.<parameter>
             const std::size_t dot = t.name.find('.', 6);
+            const std::string buffer = t.name.substr(6, dot == std::string::npos ? std::string::npos : dot - 6);
+            if (std::find(kOptimizerBuffers.begin(), kOptimizerBuffers.end(), buffer) == kOptimizerBuffers.end())
+                throw IOError("load_checkpoint: '" + path + "': optimizer state '" + t.name + "' is no AdamW buffer (" +
+                              kOptimizerBuffers[0] + " or " + kOptimizerBuffers[1] + ")");
             auto it = dot == std::string::npos ? expected.end() : expected.find(t.name.substr(dot + 1));
             if (it == expected.end())
                 throw IOError("load_checkpoint: '" + path + "': optimizer state '" + t.name + "' belongs to no parameter");
             check(t.name, t.tensor, it->second);
+            optim_seen.insert(t.name);
             continue;
         }
         auto it = expected.find(t.name);
@@ -108,6 +122,15 @@ void check_tensors(const SafetensorsFile& file, const TransformerConfig& c, cons
     }
     for (const auto& [name, shape] : expected)
         if (!seen.contains(name)) file.at(name);  // IOError naming the missing tensor and what is there
+    // The optimizer's state is all there or absent (inference only): a part of it would
+    // restart the missing moments at zero on resume, which no error would ever reveal.
+    if (optim_seen.empty()) return;
+    for (const std::string buffer : kOptimizerBuffers)
+        for (const auto& [name, shape] : expected)
+            if (!optim_seen.contains("optim." + buffer + "." + name))
+                throw IOError("load_checkpoint: '" + path + "': optimizer state 'optim." + buffer + "." + name + "' is missing (" +
+                              std::to_string(optim_seen.size()) + " of " + std::to_string(2 * expected.size()) +
+                              " buffers are there): the file is truncated or was edited");
 }
 
 }  // namespace
@@ -139,17 +162,12 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     c.n_heads = need_int(meta, "n_heads", path);
     c.n_layers = need_int(meta, "n_layers", path);
     c.context = need_int(meta, "context", path);
-    c.causal = need(meta, "causal", path) == "true";
+    c.causal = need_bool(meta, "causal", path);
     c.window = need_int(meta, "window", path);
     c.stride = need_int(meta, "stride", path);
     // Written since scaled scores and bias-free heads could be trained; absent in older files.
-    for (auto [key, field] : {std::pair{"scaled", &TransformerConfig::scaled}, std::pair{"qkv_only", &TransformerConfig::qkv_only}}) {
-        if (!meta.contains(key)) continue;
-        const std::string& v = meta.at(key);
-        if (v != "true" && v != "false")
-            throw IOError("load_checkpoint: '" + path + "': " + key + " is '" + v + "', not true or false");
-        c.*field = v == "true";
-    }
+    if (meta.contains("scaled")) c.scaled = need_bool(meta, "scaled", path);
+    if (meta.contains("qkv_only")) c.qkv_only = need_bool(meta, "qkv_only", path);
     if (meta.contains("dropout")) {  // checked against [0, 1) by check_limits below
         const std::string& v = meta.at("dropout");
         char* end = nullptr;
@@ -169,8 +187,14 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     const Json vocab = parse_json(need(meta, "vocab", path), path + " metadata 'vocab'");
     if (!vocab.is_array() || static_cast<std::int64_t>(vocab.size()) != c.vocab_size)
         throw IOError("load_checkpoint: '" + path + "': vocab is not an array of " + std::to_string(c.vocab_size) + " strings");
+    std::map<std::string, std::size_t> first_at;  // token -> its id, to name both ids of a repeat
     for (const Json& w : vocab.as_array()) {
         if (!w.is_string()) throw IOError("load_checkpoint: '" + path + "': vocab holds a non-string");
+        const auto [it, fresh] = first_at.emplace(w.as_string(), out.info.vocab.size());
+        if (!fresh)
+            throw IOError("load_checkpoint: '" + path + "': vocab repeats '" + w.as_string() + "' (ids " +
+                          std::to_string(it->second) + " and " + std::to_string(out.info.vocab.size()) +
+                          "): one text would have two ids");
         out.info.vocab.push_back(w.as_string());
     }
 

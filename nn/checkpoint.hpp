@@ -19,7 +19,9 @@
 //      exactly that shape, and nothing else is there but optimizer and trainer state; the
 //      container already checked that each tensor's bytes are in the file, so the file
 //      holds every byte the model will occupy;
-//   4. every weight and optimizer value is finite, the step is in [0, kMaxTrainingSteps].
+//      The optimizer's state is AdamW's two buffers for every parameter, or absent;
+//   4. every weight and optimizer value is finite, the step is in [0, kMaxTrainingSteps];
+//      booleans are "true" or "false", and the vocabulary holds each token once.
 // Only then is the model allocated. Every failure is an IOError naming the file and the
 // tensor or setting.
 #pragma once
@@ -40,6 +42,9 @@ inline constexpr const char* kCheckpointFormat = "attnlab-checkpoint";
 // files still load for inference; they cannot be resumed.
 inline constexpr int kCheckpointVersion = 2;
 inline constexpr int kOldestCheckpointVersion = 1;
+// The buffers of Adam and AdamW (nn/optim.cpp), the optimizers the trainers save, as
+// "optim.<buffer>.<param>".
+inline constexpr std::array<const char*, 2> kOptimizerBuffers{"exp_avg", "exp_avg_sq"};
 // No run is longer; a larger step in a file is corrupt (the trainer refuses longer runs too).
 inline constexpr std::int64_t kMaxTrainingSteps = 1'000'000'000;
 

@@ -42,14 +42,26 @@ std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Genera
     return static_cast<std::int64_t>(order[k - 1]);  // u landed on the rounding edge
 }
 
+std::string describe_stop(const Generation& g, const GenerateOptions& o, std::int64_t context) {
+    const std::string n = std::to_string(g.tokens.size());
+    switch (g.stop) {
+        case Stop::stop_token: return n + " of " + std::to_string(o.max_new_tokens) + " tokens: the end token was produced";
+        case Stop::context_full:
+            return n + " of " + std::to_string(o.max_new_tokens) + " tokens: the context of " + std::to_string(context) +
+                   " positions is full";
+        case Stop::count: break;
+    }
+    return n + " tokens, as many as asked";
+}
+
 Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& o) {
     check_options(o, "generate");
     if (prompt.empty()) throw ValueError("generate: the prompt is empty");
     if (!model.config().causal) throw ValueError("generate: the model is bidirectional; generation needs a causal model");
     const std::int64_t context = model.config().context;
-    if (static_cast<std::int64_t>(prompt.size()) > context)
-        throw ValueError("generate: the prompt has " + std::to_string(prompt.size()) + " tokens, more than the context of " +
-                         std::to_string(context));
+    if (static_cast<std::int64_t>(prompt.size()) >= context)
+        throw ValueError("generate: the prompt has " + std::to_string(prompt.size()) + " tokens and the context holds " +
+                         std::to_string(context) + ": no position is left for a new token");
     const auto t0 = std::chrono::steady_clock::now();
     NoGradGuard no_grad;
     const bool was_training = model.is_training();
@@ -59,7 +71,12 @@ Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt,
     std::vector<std::int64_t> seq = prompt;
     std::vector<KVCache> caches = model.make_caches();
     std::vector<std::int64_t> feed = prompt;  // what the next forward must process
-    while (static_cast<std::int64_t>(out.tokens.size()) < o.max_new_tokens && static_cast<std::int64_t>(seq.size()) < context) {
+    out.stop = Stop::count;
+    while (static_cast<std::int64_t>(out.tokens.size()) < o.max_new_tokens) {
+        if (static_cast<std::int64_t>(seq.size()) >= context) {
+            out.stop = Stop::context_full;
+            break;
+        }
         if (!o.use_kv_cache) feed = seq;
         Tensor logits = model.forward(from_vector(feed, {1, static_cast<std::int64_t>(feed.size())}), Mask(),
                                       o.use_kv_cache ? &caches : nullptr);
@@ -69,7 +86,10 @@ Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt,
         out.logits.push_back(last);
         seq.push_back(next);
         feed = {next};
-        if (next == o.stop_token) break;
+        if (next == o.stop_token) {
+            out.stop = Stop::stop_token;
+            break;
+        }
     }
     model.train(was_training);
     out.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

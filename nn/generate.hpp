@@ -6,7 +6,9 @@
 // positions it has seen, so a step costs O(T) instead of recomputing O(T²).
 // Without it, every step recomputes the whole prefix; both give the same tokens.
 // Generation stops at stop_token, after max_new_tokens, or when the model's
-// context (its learned positions) is full.
+// context (its learned positions) is full; Generation::stop says which. The window does
+// not slide: a position past the context has no learned embedding, so a model that
+// never saw one would be asked something it was not trained on.
 #pragma once
 #include <string>
 #include <vector>
@@ -24,18 +26,27 @@ struct GenerateOptions {
     std::int64_t stop_token = -1;  // e.g. <eos>; included in the output when produced
 };
 
+// Why generation stopped.
+enum class Stop { count, stop_token, context_full };
+
 struct Generation {
     std::vector<std::int64_t> tokens;  // the new tokens only
+    Stop stop = Stop::count;
     std::vector<Tensor> logits;        // the [V] logits each new token was chosen from
     double milliseconds = 0;
 };
 
 // Both throw ValueError for options that would sample silently wrong: a temperature that is
-// NaN, infinite or negative, a negative top_k or max_new_tokens.
+// NaN, infinite or negative, a negative top_k or max_new_tokens. generate also refuses an
+// empty prompt, a bidirectional model and a prompt that fills the context (nothing would
+// be generated).
 Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& options = {});
 
 // The choice rule on one row of logits [V] (greedy, or sampled with temperature and top-k).
 std::int64_t choose_token(const Tensor& logits, const GenerateOptions& options, Generator& gen);
+
+// "3 tokens: <eos> was produced", "28 of 200 tokens: the context of 32 positions is full".
+std::string describe_stop(const Generation& g, const GenerateOptions& options, std::int64_t context);
 
 // The check both run first (who names the caller in the message).
 void check_options(const GenerateOptions& options, const std::string& who);

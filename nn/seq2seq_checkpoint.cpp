@@ -1,6 +1,7 @@
 // seq2seq_checkpoint.cpp — see seq2seq_checkpoint.hpp.
 #include "nn/seq2seq_checkpoint.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -161,6 +162,10 @@ LoadedSeq2Seq load_seq2seq(const std::string& path) {
             const std::size_t dot = t.name.find('.', 6);
             auto it = dot == std::string::npos ? expected.end() : expected.find(t.name.substr(dot + 1));
             if (it == expected.end()) throw IOError(who + ": optimizer state '" + t.name + "' belongs to no parameter");
+            const std::string buffer = t.name.substr(6, dot - 6);
+            if (std::find(kOptimizerBuffers.begin(), kOptimizerBuffers.end(), buffer) == kOptimizerBuffers.end())
+                throw IOError(who + ": optimizer state '" + t.name + "' is no Adam buffer (" + kOptimizerBuffers[0] + " or " +
+                              kOptimizerBuffers[1] + ")");
             if (t.tensor.dtype() != kFloat32 || t.tensor.shape() != it->second)
                 throw IOError(who + ": optimizer state '" + t.name + "' is " + dtype_name(t.tensor.dtype()) + " " +
                               t.tensor.shape().str() + ", its parameter needs float32 " + it->second.str());
@@ -173,6 +178,10 @@ LoadedSeq2Seq load_seq2seq(const std::string& path) {
                           (c.attention ? " attention" : ", no attention") + ")");
         }
     }
+    // All of the state or none: a missing buffer would restart its moments at zero on resume.
+    for (const std::string kind : kOptimizerBuffers)
+        if (!buffers.empty() && !buffers.contains(kind))
+            throw IOError(who + ": optimizer state '" + kind + "' is missing (the file has " + buffers.begin()->first + ")");
     for (const auto& [kind, n] : buffers)
         if (n != expected.size())
             throw IOError(who + ": optimizer state '" + kind + "' covers " + std::to_string(n) + " of the " +
@@ -182,6 +191,7 @@ LoadedSeq2Seq load_seq2seq(const std::string& path) {
         throw IOError(who + " has optimizer state but no 'step' in its metadata");
     if (out.has_training_state) {
         if (version < 2) throw IOError(who + " has a 'step' but format_version 1 has no training state");
+        if (buffers.empty()) throw IOError(who + " has a 'step' but no optimizer state (optim.exp_avg.*, optim.exp_avg_sq.*)");
         out.step = need_int("step");  // a whole number below 10^9
         if (out.step < 1 || out.step > kMaxTrainingSteps)
             throw IOError(who + ": step " + std::to_string(out.step) + " is outside [1, " + std::to_string(kMaxTrainingSteps) + "]");

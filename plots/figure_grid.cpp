@@ -54,6 +54,7 @@ Figure figure_grid(const std::vector<Figure>& figures, const FigureGridOptions& 
     for (double w : col_w) width += w;
     for (double h : row_h) height += h;
 
+    layout::check_size("figure_grid", width, height);
     Figure out;
     const double title_h = o.title.empty() ? 0 : layout::kPad + layout::title_band(o.title);
     out.width = layout::whole_pixels(std::max(width, layout::max_text_width({o.title}, layout::kTitleScale) + 2 * layout::kPad));

@@ -62,6 +62,8 @@ Figure heatmap_grid(const std::vector<Matrix>& panels, const HeatmapGridOptions&
     double overhang = std::max(0.0, (under - panels_w) / 2 - y_title_band);
     content_w += 2 * overhang;
 
+    layout::check_size("heatmap_grid", std::max(content_w, text_width(options.title, layout::kTitleScale)) + 2 * kPad,
+                       layout::title_band(options.title) + panels_h + 2 * kPad);
     Figure fig;
     fig.description = options.title.empty() ? "heatmap grid" : options.title;
     fig.width = layout::whole_pixels(std::max(content_w, text_width(options.title, layout::kTitleScale)) + 2 * kPad);

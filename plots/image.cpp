@@ -7,9 +7,9 @@ namespace attnlab::plots {
 
 Image::Image(int w, int h, Color fill) : width(w), height(h) {
     // 2^14 per side keeps width * height * 3 far from overflow and inside PNG/GIF limits.
-    if (w <= 0 || h <= 0 || w > (1 << 14) || h > (1 << 14))
-        throw ValueError("Image: size must be 1..16384 per side, got " + std::to_string(w) + " x " +
-                         std::to_string(h));
+    if (w <= 0 || h <= 0 || w > (1 << 14) || h > (1 << 14) || double(w) * h > double(1 << 25))
+        throw ValueError("Image: size must be 1..16384 per side and at most 2^25 pixels (layout::kMaxPixels), got " +
+                         std::to_string(w) + " x " + std::to_string(h));
     rgb.resize(static_cast<std::size_t>(w) * h * 3);
     for (std::size_t i = 0; i < rgb.size(); i += 3) {
         rgb[i] = fill.r;

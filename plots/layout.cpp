@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "plots/text_metrics.hpp"
+#include "tensor/error.hpp"
 
 namespace attnlab::plots::layout {
 
@@ -24,6 +25,16 @@ double add_title(Figure& figure, const std::string& title, double center_x, doub
     figure.add(Text{.at = {center_x, top}, .text = title, .scale = kTitleScale, .halign = HAlign::center,
                     .valign = VAlign::top});
     return top + title_band(title);
+}
+
+void check_size(const std::string& who, double width, double height) {
+    if (!(width >= 1 && height >= 1 && width <= kMaxSide && height <= kMaxSide && width * height <= kMaxPixels)) {
+        char size[64];
+        std::snprintf(size, sizeof size, "%.0f x %.0f", std::ceil(width), std::ceil(height));
+        throw ValueError(who + ": the figure would be " + size + " pixels; the limit is " + std::to_string(kMaxSide) +
+                         " per side and " + std::to_string(static_cast<long long>(kMaxPixels)) +
+                         " in all (fewer tokens, layers or heads make it smaller)");
+    }
 }
 
 double crisp(double x) { return std::floor(x) + 0.5; }

@@ -35,6 +35,15 @@ double crisp(double x);
 // Rounds a content size up to whole pixels for the figure.
 int whole_pixels(double size);
 
+// The largest figure any chart draws: 16384 pixels a side (PNG and GIF encoders, and
+// width * height * 3 far from overflow) and 2^25 pixels in all (a 96 MiB raster). Charts
+// whose size grows with their data call check_size once the layout is measured and before
+// a primitive is added, so a drawing too large to render fails before it costs anything.
+inline constexpr int kMaxSide = 1 << 14;
+inline constexpr double kMaxPixels = double(1 << 25);
+// ValueError naming `who` and the size if width x height is beyond those limits (or not positive).
+void check_size(const std::string& who, double width, double height);
+
 // Numbers for labels: fixed decimals, with "-0.00" shown as "0.00".
 std::string format_fixed(double value, int decimals);
 

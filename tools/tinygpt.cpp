@@ -26,6 +26,7 @@
 
 #include "autograd/node.hpp"
 #include "data/tokenizer.hpp"
+#include "data/corpus.hpp"
 #include "data/vocab.hpp"
 #include "analyses/model_graph.hpp"
 #include "app/options.hpp"
@@ -124,9 +125,12 @@ void declare_eval(lab::Options& o) {
 void declare_show(lab::Options& o) {
     o.add("checkpoint", "PATH", "", "the model to look at (any tinygpt checkpoint)");
     o.add("prompt", "TEXT", "", "the text to run it on, in the model's vocabulary");
-    o.add("sentences", "FILE", "", "one text per line instead: DIR/sentence_1/, DIR/sentence_2/, ...");
+    o.add("sentences", "FILE", "", "one text per line instead (UTF-8, at most 64 lines that are not blank): DIR/sentence_1/, "
+                                   "DIR/sentence_2/, ...");
     o.add("from-npy", "F.npy", "", "draw weights [L, H, T, T] that `tinygpt eval --dump-attention` wrote (with "
-                                   "--checkpoint and --prompt, its tokens label the axes)");
+                                   "--checkpoint and --prompt, its tokens label the axes); T <= " +
+                                   std::to_string(lab::kMaxShowTokens) + ", L x H <= " + std::to_string(lab::kMaxShowPanels) +
+                                   ", L x H x T^2 <= " + std::to_string(lab::kMaxShowWeights));
     o.add("out", "DIR", "", "where the figures go: attention_heads, attention_flow, attention_rollout, attention_entropy "
                             "(.svg and .png each), and explorer.html, every text in one self-contained page");
     o.add_switch("graph", "with --prompt, also draw the graph backward() walks for its next-token loss: "
@@ -328,17 +332,36 @@ int cmd_train(const lab::Options& o) {
 
 // ---- generate and eval ---------------------------------------------------------------
 
+// The checkpoint of --checkpoint, with its kind known (the loader checks the rest), so that
+// no later message blames the prompt for what the file holds.
 nn::LoadedCheckpoint load(const lab::Options& o) {
     const std::string path = path_flag(o, "checkpoint");
     if (path.empty()) throw UsageError("--checkpoint is required");
     check_input("--checkpoint", path);
-    return nn::load_checkpoint(path);
+    nn::LoadedCheckpoint ck = nn::load_checkpoint(path);
+    try {
+        lab::task_from_kind(ck.info.kind);
+    } catch (const ValueError& e) {
+        throw IOError("--checkpoint '" + path + "': metadata 'kind': " + e.what());
+    }
+    return ck;
+}
+
+// --prompt's text: given and not empty (an empty prompt has nothing to continue or score).
+std::string prompt_flag(const lab::Options& o) {
+    const std::string prompt = required(o, "prompt");
+    if (prompt.empty()) throw UsageError("--prompt is empty; give the text, in the model's vocabulary");
+    return prompt;
 }
 
 bool is_chars(const nn::LoadedCheckpoint& ck) { return lab::task_from_kind(ck.info.kind) == Task::chars; }
 
-// Prompt text -> token ids, with the tokenizer the checkpoint was trained with.
-std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const std::string& prompt) {
+// Prompt text -> token ids, with the tokenizer the checkpoint was trained with. `source`
+// names where the text came from in messages: "--prompt", "--sentences 'f' line 3".
+std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const std::string& prompt,
+                                        const std::string& source = "--prompt") {
+    if (!is_chars(ck) && prompt.find_first_not_of(" \t\n\r\v\f") == std::string::npos)
+        throw ValueError(source + " '" + prompt + "' holds no words; the model reads whitespace-separated words");
     try {
         if (is_chars(ck)) {
             std::string text;
@@ -352,7 +375,7 @@ std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const st
         for (std::int64_t id : data::WordTokenizer(data::Vocab(words)).encode(prompt)) ids.push_back(id);
         return ids;
     } catch (const ValueError& e) {
-        throw ValueError("--prompt '" + prompt + "': " + e.what() + " of the checkpoint");
+        throw ValueError(source + " '" + prompt + "': " + e.what() + " of the checkpoint");
     }
 }
 
@@ -368,10 +391,14 @@ std::string label(const nn::LoadedCheckpoint& ck, std::int64_t id) {
 }
 
 // The model's attention on ids, one [H, T, T] tensor per layer, labelled with its tokens.
-lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::int64_t>& ids, const std::string& title) {
-    if (static_cast<std::int64_t>(ids.size()) > ck.model->config().context)
-        throw ValueError("show: the text has " + std::to_string(ids.size()) + " tokens, more than the context of " +
-                         std::to_string(ck.model->config().context));
+// `source` names the text in messages ("--prompt 'the cat'").
+lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::int64_t>& ids, const std::string& title,
+                              const std::string& source) {
+    const nn::TransformerConfig& c = ck.model->config();
+    if (static_cast<std::int64_t>(ids.size()) > c.context)
+        throw ValueError(source + " has " + std::to_string(ids.size()) + " tokens, more than the context of " +
+                         std::to_string(c.context));
+    lab::check_drawable(c.n_layers, c.n_heads, static_cast<std::int64_t>(ids.size()), source);  // before the forward pass
     NoGradGuard no_grad;
     ck.model->eval();
     ck.model->trace().enabled = true;
@@ -393,6 +420,9 @@ std::string out_dir(const lab::Options& o, const std::string& flag) {
     return dir;
 }
 
+// At most this many lines of --sentences: each becomes four figures and a share of the page.
+constexpr std::size_t kMaxSentences = 64;
+
 void report(const std::vector<std::string>& stems) {
     for (const std::string& s : stems) std::printf("wrote %s.svg and .png\n", s.c_str());
 }
@@ -409,10 +439,11 @@ int cmd_show(const lab::Options& o) {
         if (w.dim() != 4 || w.size(2) != w.size(3))
             throw ValueError("show: '" + o.text("from-npy") + "' holds " + w.shape().str() +
                              ", not attention weights [L, H, T, T] (tinygpt eval --dump-attention writes those)");
+        lab::check_drawable(w.size(0), w.size(1), w.size(2), "--from-npy '" + o.text("from-npy") + "' " + w.shape().str());
         lab::AttentionOf att{o.text("from-npy"), o.given("prompt") ? o.text("prompt") : o.text("from-npy"), {}, {}, {}};
         if (o.given("checkpoint")) {
             nn::LoadedCheckpoint ck = load(o);
-            for (std::int64_t id : encode_prompt(ck, required(o, "prompt"))) att.tokens.push_back(label(ck, id));
+            for (std::int64_t id : encode_prompt(ck, prompt_flag(o))) att.tokens.push_back(label(ck, id));
         } else {
             for (std::int64_t t = 0; t < w.size(2); ++t) att.tokens.push_back(std::to_string(t));
         }
@@ -426,24 +457,35 @@ int cmd_show(const lab::Options& o) {
     if (sources != 1) throw UsageError("give --prompt TEXT or --sentences FILE (one of them), or --from-npy F.npy");
     nn::LoadedCheckpoint ck = load(o);
     const std::string name = std::filesystem::path(o.text("checkpoint")).stem().string();
-    std::vector<std::string> texts;
+    std::vector<std::string> texts, origins;  // origins: where each text came from, for messages
     if (o.given("prompt")) {
-        texts.push_back(o.text("prompt"));
+        texts.push_back(prompt_flag(o));
+        origins.push_back("--prompt");
     } else {
-        check_input("--sentences", path_flag(o, "sentences"));
-        const std::string file = read_file(o.text("sentences"));
+        const std::string path = path_flag(o, "sentences");
+        check_input("--sentences", path);
+        const std::string file = read_file(path);
+        data::check_text(file, "--sentences '" + path + "'");  // before any line of it reaches a message
+        std::size_t line_no = 0;
         for (std::size_t start = 0; start < file.size();) {
             std::size_t end = file.find('\n', start);
             if (end == std::string::npos) end = file.size();
             const std::string line = file.substr(start, end - start);
-            if (line.find_first_not_of(" \t\r") != std::string::npos) texts.push_back(line);
+            ++line_no;
+            if (line.find_first_not_of(" \t\r") != std::string::npos) {
+                if (texts.size() == kMaxSentences)
+                    throw ValueError("--sentences '" + path + "' has more than " + std::to_string(kMaxSentences) +
+                                     " sentences (line " + std::to_string(line_no) + "); each one is drawn as four figures");
+                texts.push_back(line);
+                origins.push_back("--sentences '" + path + "' line " + std::to_string(line_no));
+            }
             start = end + 1;
         }
-        if (texts.empty()) throw ValueError("show: '" + o.text("sentences") + "' has no sentences (every line is blank)");
+        if (texts.empty()) throw ValueError("show: '" + path + "' has no sentences (every line is blank)");
     }
     std::vector<lab::AttentionOf> all;
     for (std::size_t i = 0; i < texts.size(); ++i) {
-        all.push_back(attention_of(ck, encode_prompt(ck, texts[i]), name + " on \"" + texts[i] + "\""));
+        all.push_back(attention_of(ck, encode_prompt(ck, texts[i], origins[i]), name + " on \"" + texts[i] + "\"", origins[i]));
         all.back().text = texts[i];
         report(lab::draw_attention(all.back(), o.given("prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
     }
@@ -464,7 +506,7 @@ int cmd_generate(const lab::Options& o) {
     g_opt.top_k = o.integer("top-k", 0, 1000000);
     g_opt.seed = o.seed();
     g_opt.use_kv_cache = !o.on("no-kv-cache");
-    const std::string prompt = required(o, "prompt");
+    const std::string prompt = prompt_flag(o);
     nn::LoadedCheckpoint ck = load(o);
     if (!ck.model->config().causal)
         throw ValueError("generate: '" + o.text("checkpoint") + "' is a bidirectional (" +
@@ -473,19 +515,24 @@ int cmd_generate(const lab::Options& o) {
                          "generation needs a causal one");
     const std::string show_dir = o.given("show") ? out_dir(o, "show") : "";
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
+    const std::int64_t context = ck.model->config().context;
+    if (static_cast<std::int64_t>(ids.size()) >= context)
+        throw ValueError("--prompt '" + prompt + "' is " + std::to_string(ids.size()) + " tokens and '" + o.text("checkpoint") +
+                         "' has a context of " + std::to_string(context) + ": no position is left for a new token");
     if (!is_chars(ck)) g_opt.stop_token = data::Vocab::kEos;
     nn::Generation g = nn::generate(*ck.model, ids, g_opt);
     if (!show_dir.empty() && !g.tokens.empty()) {
         std::vector<std::int64_t> all = ids;
         all.insert(all.end(), g.tokens.begin(), g.tokens.end());
-        if (static_cast<std::int64_t>(all.size()) > ck.model->config().context) all.resize(static_cast<std::size_t>(ck.model->config().context));
         const std::string name = std::filesystem::path(o.text("checkpoint")).stem().string();
-        report(lab::draw_generation(attention_of(ck, all, name + " continuing \"" + prompt + "\""), ids.size(), show_dir));
+        report(lab::draw_generation(attention_of(ck, all, name + " continuing \"" + prompt + "\"", "generate --show"), ids.size(),
+                                    show_dir));
     }
     std::string text = prompt;
     for (std::int64_t id : g.tokens) text += id == g_opt.stop_token ? " <eos>" : token_text(ck, id);
     std::printf("%s\n", text.c_str());
-    std::fprintf(stderr, "%zu tokens in %.2f ms (%s)\n", g.tokens.size(), g.milliseconds,
+    // Why it stopped, so that 28 tokens of 200 asked is not a mystery.
+    std::fprintf(stderr, "%s; %.2f ms (%s)\n", nn::describe_stop(g, g_opt, context).c_str(), g.milliseconds,
                  g_opt.use_kv_cache ? "KV cache" : "no cache");
     return 0;
 }
@@ -500,12 +547,12 @@ int cmd_eval(const lab::Options& o) {
         if (o.given("checkpoint") && same_file(path, o.text("checkpoint")))
             throw UsageError(std::string(flag) + " '" + path + "' is the checkpoint; it would be overwritten");
     }
-    const std::string prompt = required(o, "prompt");
+    const std::string prompt = prompt_flag(o);
     nn::LoadedCheckpoint ck = load(o);
     std::vector<std::int64_t> ids = encode_prompt(ck, prompt);
     if (static_cast<std::int64_t>(ids.size()) > ck.model->config().context)
-        throw ValueError("eval: the prompt has " + std::to_string(ids.size()) + " tokens, more than the context of " +
-                         std::to_string(ck.model->config().context));
+        throw ValueError("--prompt '" + prompt + "' is " + std::to_string(ids.size()) + " tokens, more than the context of " +
+                         std::to_string(ck.model->config().context) + " of '" + o.text("checkpoint") + "'");
     NoGradGuard no_grad;
     ck.model->eval();
     ck.model->trace().enabled = true;

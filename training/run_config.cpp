@@ -184,7 +184,15 @@ StoredRun stored_run(const nn::LoadedCheckpoint& ck, const std::string& path) {
         throw ValueError("resume: '" + path + "' holds no training state (it was saved for inference only)");
     StoredRun run;
     const auto& meta = ck.metadata;
-    run.config.task = task_from_kind(ck.info.kind);
+    try {
+        run.config.task = task_from_kind(ck.info.kind);
+    } catch (const ValueError& e) {
+        throw ValueError("resume: '" + path + "' metadata 'kind': " + e.what());
+    }
+    // AdamW's moments: without them the run would restart them at zero and drift from the
+    // run it continues (the loader has checked that they are complete when present).
+    if (ck.optimizer_state.empty())
+        throw ValueError("resume: '" + path + "' holds no optimizer state (optim.exp_avg.*, optim.exp_avg_sq.*)");
     for (const RunSetting& s : run_settings())
         if (!s.since_v2 || meta.contains(s.key))
             set_setting(run.config, s, need(meta, s.key, path), "resume: '" + path + "' metadata '" + s.key + "'");
@@ -230,6 +238,11 @@ StoredRun stored_run(const nn::LoadedCheckpoint& ck, const std::string& path) {
         if (row[0] != double(i + 1))
             throw ValueError("resume: '" + path + "': loss_curve row " + std::to_string(i) + " is step " + format_real(row[0]) +
                              ", expected " + std::to_string(i + 1));
+        // The loss of every step done is finite (the trainer stops before saving a diverged
+        // run); the validation loss too, or NaN on the steps it was not measured.
+        if (!std::isfinite(row[1]) || std::isinf(row[2]))
+            throw ValueError("resume: '" + path + "': loss_curve row " + std::to_string(i) + " (step " + std::to_string(i + 1) +
+                             ") has loss " + format_real(row[1]) + ", val_loss " + format_real(row[2]) + "; a run's losses are finite");
         run.curve.push_back({i + 1, row[1], row[2]});
     }
     return run;

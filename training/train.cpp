@@ -56,7 +56,7 @@ public:
             all = std::move(words.ids);
             for (std::int64_t i = 0; i < words.vocab.size(); ++i) vocab_.push_back(words.vocab.word(i));
         } else {
-            const data::CharTokenizer tok = data::CharTokenizer::from_text(text, source);
+            const data::CharTokenizer tok = data::read_char_corpus(text, source);
             all = tok.encode(text);
             vocab_.push_back("<pad>");
             for (char32_t cp : tok.code_points()) vocab_.push_back(utf8(cp));  // id i + 1 is code point i

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sys/stat.h>
 
+#include "data/corpus.hpp"
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
 #include "tensor/error.hpp"
@@ -94,4 +95,25 @@ TEST_CASE("UTF-8: a continuation byte where a character should start", "[data][u
 TEST_CASE("WordTokenizer: unknown words are listed by name, each once", "[data][tokenizer][bad-input]") {
     const WordTokenizer tok(Vocab({"the", "cat"}));
     CHECK_THAT(thrown<ValueError>([&] { tok.encode("the dog and the dog"); }), Contains("unknown words 'dog', 'and'"));
+}
+
+// Corpora are checked when read, before any training step (the CLI cases are in
+// tests/tools/test_tinygpt_cli.cpp): the offset of the first bad byte, the source named.
+TEST_CASE("read_word_corpus / read_char_corpus: text that is not a corpus", "[data][corpus][bad-input]") {
+    const std::string good = "the cat sat on the mat\n";
+    for (const auto& read : {+[](std::string_view t) { read_word_corpus(t, "corpus 'c.txt'"); },
+                             +[](std::string_view t) { read_char_corpus(t, "corpus 'c.txt'"); }}) {
+        CHECK_THAT(thrown<ValueError>([&] { read(good + "caf\xe9\n"); }),
+                   Contains("corpus 'c.txt' is not UTF-8 text: invalid byte sequence at byte offset 26"));
+        CHECK_THAT(thrown<ValueError>([&] { read(good + std::string("a\0b", 3)); }),
+                   Contains("corpus 'c.txt' holds a NUL byte at byte offset 24"));
+        CHECK_THAT(thrown<ValueError>([&] { read("\xc0\xaf"); }), Contains("byte offset 0"));  // overlong '/'
+        CHECK_NOTHROW(read(good));
+    }
+    CHECK_THAT(thrown<ValueError>([&] { read_word_corpus("cat cat\ncat", "corpus 'c.txt'"); }),
+               Contains("read_word_corpus: corpus 'c.txt' has 1 distinct words, fewer than the 2"));
+    CHECK_THAT(thrown<ValueError>([&] { read_char_corpus("aaaa", "corpus 'c.txt'"); }),
+               Contains("read_char_corpus: corpus 'c.txt' has 1 distinct characters"));
+    CHECK(read_char_corpus("ab", "x").size() == 3);  // <pad> and two characters
+    CHECK(read_word_corpus("a b a", "x").ids.size() == 3);
 }

@@ -2,10 +2,13 @@
 // every label and shape inside the figure, no two labels overlapping in the
 // heatmap, valid SVG that keeps its text as text, and tick and colour-map rules.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "plots/bounds.hpp"
 #include "plots/colormap.hpp"
 #include "plots/heatmap.hpp"
+#include "plots/image.hpp"
+#include "tensor/error.hpp"
 #include "plots/layout.hpp"
 #include "plots/svg.hpp"
 #include "plots/text_metrics.hpp"
@@ -143,4 +146,19 @@ TEST_CASE("log_ticks_at: a sweep's axis ticks at the swept values", "[plots][lay
     const auto t = log_ticks_at(curve);
     CHECK(std::find(t.values.begin(), t.values.end(), 10.0) != t.values.end());
     CHECK(std::find(t.values.begin(), t.values.end(), 1.5) == t.values.end());
+}
+
+TEST_CASE("a figure too large to render fails before it is drawn", "[plots][layout][bad-input]") {
+    CHECK_NOTHROW(layout::check_size("chart", 16384, 2048));  // 2^25 pixels: the most
+    CHECK_THROWS_WITH(layout::check_size("chart", 16385, 10), Catch::Contains("chart: the figure would be 16385 x 10 pixels"));
+    CHECK_THROWS_WITH(layout::check_size("chart", 16384, 2049), Catch::Contains("16384 per side and 33554432 in all"));
+    CHECK_THROWS_AS(layout::check_size("chart", 0, 10), attnlab::ValueError);
+    CHECK_THROWS_AS(layout::check_size("chart", NAN, 10), attnlab::ValueError);
+    // A heatmap grid of 4 x 4 panels of 300 x 300 cells: refused from its layout, at once.
+    const Matrix big(300, std::vector<double>(300, 0.5));
+    HeatmapGridOptions o;
+    o.columns = 4;
+    CHECK_THROWS_WITH(heatmap_grid(std::vector<Matrix>(16, big), o), Catch::Contains("heatmap_grid: the figure would be"));
+    // And the raster itself: 2^25 pixels at most.
+    CHECK_THROWS_WITH(Image(8192, 8192), Catch::Contains("at most 2^25 pixels"));
 }

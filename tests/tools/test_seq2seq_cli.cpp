@@ -282,6 +282,13 @@ TEST_CASE("seq2seq train --resume: hostile and mismatched files are refused by n
         for (auto& t : f.tensors)
             if (t.name.starts_with("optim.exp_avg_sq.")) t.name = "optim.momentum." + t.name.substr(17);
     });
+    edit("opt_none.safetensors", [](SafetensorsFile& f) {
+        std::erase_if(f.tensors, [](const NamedTensor& t) { return t.name.starts_with("optim."); });
+    });
+    edit("opt_one_kind.safetensors", [](SafetensorsFile& f) {
+        std::erase_if(f.tensors, [](const NamedTensor& t) { return t.name.starts_with("optim.exp_avg_sq."); });
+    });
+    edit("attention_yes.safetensors", [](SafetensorsFile& f) { f.metadata["attention"] = "yes"; });
     edit("no_step.safetensors", [](SafetensorsFile& f) { f.metadata.erase("step"); });
     edit("step_zero.safetensors", [](SafetensorsFile& f) { f.metadata["step"] = "0"; });
     edit("step_neg.safetensors", [](SafetensorsFile& f) { f.metadata["step"] = "-4"; });
@@ -303,7 +310,10 @@ TEST_CASE("seq2seq train --resume: hostile and mismatched files are refused by n
         {"moment of another shape", {"train", "--resume", at("opt_shape.safetensors"), "--steps", "70"}, 1, "'optim.exp_avg_sq.out.bias' is float32 [3], its parameter needs float32 [13]"},
         {"a moment missing", {"train", "--resume", at("opt_partial.safetensors"), "--steps", "70"}, 1, "optimizer state 'exp_avg_sq' covers"},
         {"a moment of no parameter", {"train", "--resume", at("opt_orphan.safetensors"), "--steps", "70"}, 1, "'optim.exp_avg.out.nothing' belongs to no parameter"},
-        {"not Adam's state", {"train", "--resume", at("opt_momentum.safetensors"), "--steps", "70"}, 1, "is not Adam's"},
+        {"not Adam's state", {"train", "--resume", at("opt_momentum.safetensors"), "--steps", "70"}, 1, "optimizer state 'optim.momentum.src_emb.weight' is no Adam buffer"},
+        {"a step without optimizer state", {"train", "--resume", at("opt_none.safetensors"), "--steps", "70"}, 1, "has a 'step' but no optimizer state"},
+        {"one moment of two", {"train", "--resume", at("opt_one_kind.safetensors"), "--steps", "70"}, 1, "optimizer state 'exp_avg_sq' is missing (the file has exp_avg)"},
+        {"attention yes", {"train", "--resume", at("attention_yes.safetensors"), "--steps", "70"}, 1, "metadata 'attention' is 'yes', not true or false"},
         {"state without a step", {"train", "--resume", at("no_step.safetensors"), "--steps", "70"}, 1, "has optimizer state but no 'step'"},
         {"step 0", {"train", "--resume", at("step_zero.safetensors"), "--steps", "70"}, 1, "step 0 is outside [1, 1000000000]"},
         {"negative step", {"train", "--resume", at("step_neg.safetensors"), "--steps", "70"}, 1, "metadata 'step' is '-4'"},

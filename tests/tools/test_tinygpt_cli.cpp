@@ -10,12 +10,15 @@
 
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "nn/checkpoint.hpp"
 #include "io/safetensors.hpp"
+#include "io/json.hpp"
 #include "io/fileio.hpp"
 #include "io/npy.hpp"
 #include "tensor/ops.hpp"
@@ -57,6 +60,13 @@ void rewrite(const std::string& from, const std::string& to, const std::map<std:
     if (poison != 0)
         for (auto& t : f.tensors)
             if (t.name == "head.weight") t.tensor.data_ptr<float>()[0] = poison;
+    save_safetensors(to, f.tensors, f.metadata);
+}
+
+// The checkpoint `from` rewritten by `edit`, which may change anything in the file.
+void rewrite_with(const std::string& from, const std::string& to, const std::function<void(SafetensorsFile&)>& edit) {
+    SafetensorsFile f = load_safetensors(from);
+    edit(f);
     save_safetensors(to, f.tensors, f.metadata);
 }
 
@@ -443,6 +453,164 @@ TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tool
         {"unknown word", {"generate", "--checkpoint", ck, "--prompt", "the zebra"}, 1, "unknown word"},
         {"character outside the vocabulary", {"generate", "--checkpoint", at("char.safetensors"), "--prompt", "the Zq"}, 1, "is not in the vocabulary of the checkpoint"},
     });
+}
+
+// Every field of a checkpoint is checked before use, and the error names the file and the
+// field: never a silent fallback (a bidirectional model, moments restarted at zero), never
+// blamed on --prompt.
+TEST_CASE("tinygpt: each checkpoint field is checked and named", "[tools][tinygpt][cli][bad-input]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors");
+    const auto meta_edit = [&](const std::string& name, const std::string& key, const std::string& value) {
+        rewrite(ck, at(name), {{key, value}});
+        return at(name);
+    };
+    const std::string causal_True = meta_edit("causal_True.safetensors", "causal", "True");
+    const std::string causal_empty = meta_edit("causal_empty.safetensors", "causal", "");
+    const std::string scaled_yes = meta_edit("scaled_yes.safetensors", "scaled", "yes");
+    const std::string kind = meta_edit("kind_gpt.safetensors", "kind", "gpt");
+    const std::string vocab_dup = at("vocab_dup.safetensors");
+    rewrite_with(ck, vocab_dup, [](SafetensorsFile& f) {
+        Json v = parse_json(f.metadata.at("vocab"), "vocab");
+        v.as_array()[5] = v.as_array()[4];  // two ids, one word
+        f.metadata["vocab"] = to_json(v);
+    });
+    const std::string renamed = at("optim_renamed.safetensors"), truncated = at("optim_truncated.safetensors");
+    const std::string no_optim = at("optim_none.safetensors");
+    rewrite_with(ck, renamed, [](SafetensorsFile& f) {
+        for (NamedTensor& t : f.tensors)
+            if (t.name.starts_with("optim.exp_avg.")) t.name = "optim.exq_avg." + t.name.substr(14);
+    });
+    rewrite_with(ck, truncated, [](SafetensorsFile& f) {
+        const auto last = std::find_if(f.tensors.rbegin(), f.tensors.rend(), [](const NamedTensor& t) { return t.name.starts_with("optim."); });
+        f.tensors.erase(std::next(last).base());
+    });
+    rewrite_with(ck, no_optim, [](SafetensorsFile& f) {
+        std::erase_if(f.tensors, [](const NamedTensor& t) { return t.name.starts_with("optim."); });
+    });
+    const auto curve = [&](const std::string& name, double value, int column) {
+        rewrite_with(ck, at(name), [&](SafetensorsFile& f) {
+            for (NamedTensor& t : f.tensors)
+                if (t.name == "train.loss_curve") t.tensor.data_ptr<double>()[3 + column] = value;  // row 1
+        });
+        return at(name);
+    };
+    const std::string curve_nan = curve("curve_nan.safetensors", NAN, 1), curve_inf = curve("curve_inf.safetensors", INFINITY, 2);
+    const std::string curve_neg_inf = curve("curve_neg_inf.safetensors", -INFINITY, 1);
+    run_cases({
+        {"causal True: not a bidirectional model", {"generate", "--checkpoint", causal_True, "--prompt", "the"}, 1, "metadata 'causal' is 'True', not true or false"},
+        {"causal True: not resumed as one", {"train", "--resume", causal_True, "--steps", "6"}, 1, "causal_True.safetensors': metadata 'causal' is 'True'"},
+        {"causal empty", {"eval", "--checkpoint", causal_empty, "--prompt", "the cat"}, 1, "metadata 'causal' is '', not true or false"},
+        {"scaled yes", {"eval", "--checkpoint", scaled_yes, "--prompt", "the cat"}, 1, "metadata 'scaled' is 'yes', not true or false"},
+        {"unknown kind, eval: the file is named, not --prompt", {"eval", "--checkpoint", kind, "--prompt", "the cat"}, 1, "--checkpoint '" + kind + "': metadata 'kind': unknown checkpoint kind 'gpt'"},
+        {"unknown kind, generate", {"generate", "--checkpoint", kind, "--prompt", "the cat"}, 1, "metadata 'kind': unknown checkpoint kind 'gpt'"},
+        {"unknown kind, show", {"show", "--checkpoint", kind, "--prompt", "the cat", "--out", at("show_x")}, 1, "metadata 'kind'"},
+        {"unknown kind, resume", {"train", "--resume", kind, "--steps", "6"}, 1, "kind_gpt.safetensors' metadata 'kind': unknown checkpoint kind 'gpt'"},
+        {"vocabulary repeats a word", {"generate", "--checkpoint", vocab_dup, "--prompt", "the cat"}, 1, "vocab_dup.safetensors': vocab repeats"},
+        {"vocabulary repeats, eval", {"eval", "--checkpoint", vocab_dup, "--prompt", "the"}, 1, "(ids 4 and 5)"},
+        {"optimizer state renamed", {"train", "--resume", renamed, "--steps", "6"}, 1, "optimizer state 'optim.exq_avg."},
+        {"optimizer state renamed, also for inference", {"eval", "--checkpoint", renamed, "--prompt", "the"}, 1, "is no AdamW buffer (exp_avg or exp_avg_sq)"},
+        {"optimizer state truncated", {"train", "--resume", truncated, "--steps", "6"}, 1, "' is missing ("},
+        {"optimizer state absent", {"train", "--resume", no_optim, "--steps", "6"}, 1, "holds no optimizer state"},
+        {"loss curve NaN", {"train", "--resume", curve_nan, "--steps", "6"}, 1, "loss_curve row 1 (step 2) has loss nan"},
+        {"loss curve -inf", {"train", "--resume", curve_neg_inf, "--steps", "6"}, 1, "has loss -inf"},
+        {"val_loss inf", {"train", "--resume", curve_inf, "--steps", "6"}, 1, "val_loss inf"},
+    });
+    // An inference-only copy without the optimizer still loads: the state is all there or absent.
+    CHECK(tinygpt({"eval", "--checkpoint", no_optim, "--prompt", "the cat"}).exit_code == 0);
+}
+
+// A corpus is checked when read, before the first training step.
+TEST_CASE("tinygpt train: a corpus is validated before any step", "[tools][tinygpt][cli][bad-input]") {
+    make_fixtures();
+    write_file_atomic(at("latin1.txt"), corpus_text(0) + "caf\xe9 au lait\n" + corpus_text(1));
+    write_file_atomic(at("nul.txt"), corpus_text(0) + std::string("a\0b\n", 4) + corpus_text(1));
+    write_file_atomic(at("one_word.txt"), "cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat cat\n");
+    write_file_atomic(at("one_char.txt"), std::string(300, 'a'));
+    run_cases({
+        {"invalid UTF-8, words", tiny_train({"--corpus", at("latin1.txt"), "--tokens", "words", "--steps", "100", "--out", at("x.safetensors")}), 1,
+         "corpus '" + at("latin1.txt") + "' is not UTF-8 text: invalid byte sequence at byte offset 483"},
+        {"invalid UTF-8, chars", tiny_train({"--corpus", at("latin1.txt"), "--out", at("x.safetensors")}), 1, "is not UTF-8 text"},
+        {"invalid UTF-8, masked-token words", tiny_train({"--corpus", at("latin1.txt"), "--tokens", "words", "--model", "multi-head", "--out", at("x.safetensors")}), 1, "byte offset 483"},
+        {"a NUL byte, words", tiny_train({"--corpus", at("nul.txt"), "--tokens", "words", "--out", at("x.safetensors")}), 1, "holds a NUL byte at byte offset 481"},
+        {"a NUL byte, chars", tiny_train({"--corpus", at("nul.txt"), "--out", at("x.safetensors")}), 1, "a binary file, not text"},
+        {"one distinct word", tiny_train({"--corpus", at("one_word.txt"), "--tokens", "words", "--out", at("x.safetensors")}), 1, "has 1 distinct words, fewer than the 2"},
+        {"one distinct character", tiny_train({"--corpus", at("one_char.txt"), "--out", at("x.safetensors")}), 1, "has 1 distinct characters"},
+    });
+    for (const char* out : {"x.safetensors", "x.loss.csv"}) CHECK_FALSE(fs::exists(at(out)));  // no step ran
+}
+
+// Generation says why it stopped; empty prompts are errors that name the flag.
+TEST_CASE("tinygpt generate and eval: what happened, and empty prompts", "[tools][tinygpt][cli][bad-input]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors"), chars = at("char.safetensors");
+    run_cases({
+        {"past the context: says so", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--tokens", "200"}, 0, "5 of 200 tokens: the context of 8 positions is full"},
+        {"as many as asked", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--tokens", "2"}, 0, "2 tokens, as many as asked"},
+        {"a character model past its context", {"generate", "--checkpoint", chars, "--prompt", "the", "--tokens", "50"}, 0, "5 of 50 tokens: the context of 8 positions is full"},
+        {"the prompt fills the context", {"generate", "--checkpoint", ck, "--prompt", "the cat sat on the mat the"}, 1, "--prompt 'the cat sat on the mat the' is 8 tokens and '" + ck + "' has a context of 8: no position is left"},
+        {"the prompt is past the context", {"generate", "--checkpoint", chars, "--prompt", "the cat sat"}, 1, "is 11 tokens and"},
+        {"generate --prompt ''", {"generate", "--checkpoint", ck, "--prompt", ""}, 2, "--prompt is empty"},
+        {"eval --prompt ''", {"eval", "--checkpoint", ck, "--prompt", ""}, 2, "--prompt is empty"},
+        {"show --prompt ''", {"show", "--checkpoint", ck, "--prompt", "", "--out", at("show_x")}, 2, "--prompt is empty"},
+        {"eval --prompt of spaces, word model", {"eval", "--checkpoint", ck, "--prompt", "   "}, 1, "--prompt '   ' holds no words"},
+        {"generate --prompt of spaces, word model", {"generate", "--checkpoint", ck, "--prompt", " \t "}, 1, "holds no words"},
+        {"eval --prompt past the context", {"eval", "--checkpoint", chars, "--prompt", "the cat sat"}, 1, "--prompt 'the cat sat' is 11 tokens, more than the context of 8"},
+        {"an unknown word names --prompt", {"eval", "--checkpoint", ck, "--prompt", "the zebra"}, 1, "--prompt 'the zebra': WordTokenizer: unknown word 'zebra'"},
+    });
+}
+
+// show --from-npy and --sentences: work bounded by limits stated in --help, checked from the
+// shape before anything is drawn; a file under 2 MB never costs more than 1 GB or 10 s.
+TEST_CASE("tinygpt show: limits before work, files checked before use", "[tools][tinygpt][cli][show][bad-input]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors");
+    save_npy(at("t600.npy"), full({1, 1, 600, 600}, 1.0 / 600));          // 1.4 MB
+    save_npy(at("t700.npy"), full({1, 1, 700, 700}, 1.0 / 700));          // 1.96 MB
+    save_npy(at("t0.npy"), zeros({1, 1, 0, 0}));
+    save_npy(at("l0.npy"), zeros({0, 2, 4, 4}));
+    save_npy(at("panels.npy"), full({33, 2, 4, 4}, 0.25));
+    save_npy(at("weights.npy"), full({8, 2, 100, 100}, 0.01));            // 16 panels of 10^4: past 2^20 weights
+    save_npy(at("t128.npy"), full({1, 1, 128, 128}, 1.0 / 128));          // the largest T, drawn
+    save_npy(at("wide.npy"), full({1, 64, 20, 20}, 0.05));                // 64 heads side by side: too wide
+    CHECK(fs::file_size(at("t700.npy")) < 2'000'000);
+    write_file_atomic(at("binary_sentences.txt"), std::string("the cat\n\xff\xfe\x00binary\n", 17));
+    write_file_atomic(at("nul_sentences.txt"), std::string("the cat\nthe\0dog\n", 16));
+    std::string many;
+    for (int i = 0; i < 65; ++i) many += "the cat\n";
+    write_file_atomic(at("many_sentences.txt"), many);
+    write_file_atomic(at("bad_line.txt"), "the cat\n\nthe zebra\n");
+    fs::remove_all(at("show_x"));
+    run_cases({
+        {"T 600", {"show", "--from-npy", at("t600.npy"), "--out", at("show_x")}, 1, "[1, 1, 600, 600]: [1 layers, 1 heads, 600 tokens] is more than the 128 tokens show draws"},
+        {"T 0", {"show", "--from-npy", at("t0.npy"), "--out", at("show_x")}, 1, "[1 layers, 1 heads, 0 tokens] has nothing to draw"},
+        {"L 0", {"show", "--from-npy", at("l0.npy"), "--out", at("show_x")}, 1, "[0 layers, 2 heads, 4 tokens] has nothing to draw"},
+        {"66 panels", {"show", "--from-npy", at("panels.npy"), "--out", at("show_x")}, 1, "is 33 x 2 panels, more than the 64 show draws"},
+        {"too many weights", {"show", "--from-npy", at("weights.npy"), "--out", at("show_x")}, 1, "is 160000 weights, more than the 32768 show draws"},
+        {"64 heads in one row", {"show", "--from-npy", at("wide.npy"), "--out", at("show_x")}, 1, "heatmap_grid: the figure would be"},
+        {"the limits are in --help", {"show", "--help"}, 0, "T <= 128, L x H <= 64, L x H x T^2 <= 32768"},
+        {"binary --sentences: the file, not --prompt", {"show", "--checkpoint", ck, "--sentences", at("binary_sentences.txt"), "--out", at("show_x")}, 1, "--sentences '" + at("binary_sentences.txt") + "' is not UTF-8 text: invalid byte sequence at byte offset 8"},
+        {"--sentences with a NUL", {"show", "--checkpoint", ck, "--sentences", at("nul_sentences.txt"), "--out", at("show_x")}, 1, "holds a NUL byte at byte offset 11"},
+        {"65 sentences", {"show", "--checkpoint", ck, "--sentences", at("many_sentences.txt"), "--out", at("show_x")}, 1, "has more than 64 sentences (line 65)"},
+        {"a bad word names its line", {"show", "--checkpoint", ck, "--sentences", at("bad_line.txt"), "--out", at("show_x")}, 1, "--sentences '" + at("bad_line.txt") + "' line 3 'the zebra': WordTokenizer: unknown word 'zebra'"},
+    });
+    CHECK_FALSE(fs::exists(at("show_x/attention_heads.svg")));  // nothing drawn, nothing half-written
+#if !defined(__SANITIZE_ADDRESS__)
+    // The largest file a user might hand it, under 1 GB of address space and 10 s.
+    for (const char* npy : {"t600.npy", "t700.npy", "t128.npy"}) {
+        const auto start = std::chrono::steady_clock::now();
+        const auto r = run_program({"/bin/bash", "-c", "ulimit -v 1048576; exec \"$0\" show --from-npy \"$1\" --out \"$2\"",
+                                    testing::program_path("tinygpt"), at(npy), at(std::string("show_") + npy)},
+                                   10);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        INFO(npy << ": " << r.output);
+        CHECK_FALSE(r.timed_out);
+        CHECK(seconds < 10);
+        CHECK(r.exit_code == (std::string(npy) == "t128.npy" ? 0 : 1));
+        CHECK_THAT(r.output, !Contains("out of memory"));
+    }
+    CHECK(fs::file_size(at("show_t128.npy/attention_heads.png")) > 1000);
+#endif
 }
 
 TEST_CASE("tinygpt generate --no-kv-cache: the switch recomputes the prefix, the text is the same", "[tools][tinygpt][cli]") {
