@@ -21,6 +21,11 @@ void check_options(const GenerateOptions& o, const std::string& who) {
     }
     if (o.top_k < 0) throw ValueError(who + ": top_k must be >= 0 (0 = all tokens), got " + std::to_string(o.top_k));
     if (o.max_new_tokens < 0) throw ValueError(who + ": max_new_tokens must be >= 0, got " + std::to_string(o.max_new_tokens));
+    if (!(o.top_p > 0 && o.top_p <= 1)) {
+        char got[32];
+        std::snprintf(got, sizeof got, "%g", o.top_p);
+        throw ValueError(who + ": top_p must be in (0, 1] (1 = all tokens), got " + got);
+    }
 }
 
 std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Generator& gen) {
@@ -35,11 +40,17 @@ std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Genera
     const std::size_t k = o.top_k > 0 ? std::min<std::size_t>(V, static_cast<std::size_t>(o.top_k)) : V;
     std::vector<double> p(k);
     for (std::size_t i = 0; i < k; ++i) p[i] = std::exp((z[order[i]] - z[order[0]]) / o.temperature);
-    const double total = std::accumulate(p.begin(), p.end(), 0.0);
+    double total = std::accumulate(p.begin(), p.end(), 0.0);
+    std::size_t kept = k;
+    if (o.top_p < 1) {  // nucleus: the most likely tokens until their share reaches top_p (at least one)
+        double mass = 0;
+        for (kept = 0; kept < k && mass < o.top_p * total;) mass += p[kept++];
+        total = mass;
+    }
     double u = gen.uniform() * total;
-    for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t i = 0; i < kept; ++i)
         if ((u -= p[i]) < 0) return static_cast<std::int64_t>(order[i]);
-    return static_cast<std::int64_t>(order[k - 1]);  // u landed on the rounding edge
+    return static_cast<std::int64_t>(order[kept - 1]);  // u landed on the rounding edge
 }
 
 std::string describe_stop(const Generation& g, const GenerateOptions& o, std::int64_t context) {
@@ -59,7 +70,7 @@ Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt,
     if (prompt.empty()) throw ValueError("generate: the prompt is empty");
     if (!model.config().causal) throw ValueError("generate: the model is bidirectional; generation needs a causal model");
     const std::int64_t context = model.config().context;
-    if (static_cast<std::int64_t>(prompt.size()) >= context)
+    if (static_cast<std::int64_t>(prompt.size()) >= context && !o.slide_window)
         throw ValueError("generate: the prompt has " + std::to_string(prompt.size()) + " tokens and the context holds " +
                          std::to_string(context) + ": no position is left for a new token");
     const auto t0 = std::chrono::steady_clock::now();
@@ -73,13 +84,17 @@ Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt,
     std::vector<std::int64_t> feed = prompt;  // what the next forward must process
     out.stop = Stop::count;
     while (static_cast<std::int64_t>(out.tokens.size()) < o.max_new_tokens) {
-        if (static_cast<std::int64_t>(seq.size()) >= context) {
+        const bool full = static_cast<std::int64_t>(seq.size()) >= context;
+        if (full && !o.slide_window) {
             out.stop = Stop::context_full;
             break;
         }
-        if (!o.use_kv_cache) feed = seq;
+        // The window: everything so far, or (sliding) the last context − 1 tokens from position 0.
+        if (full) feed.assign(seq.end() - (context - 1), seq.end());
+        else if (!o.use_kv_cache) feed = seq;
+        const bool cached = o.use_kv_cache && !full;
         Tensor logits = model.forward(from_vector(feed, {1, static_cast<std::int64_t>(feed.size())}), Mask(),
-                                      o.use_kv_cache ? &caches : nullptr);
+                                      cached ? &caches : nullptr);
         Tensor last = logits.select(0, 0).select(0, -1).contiguous();  // [V]: the distribution of the next token
         const std::int64_t next = choose_token(last, o, gen);
         out.tokens.push_back(next);

@@ -6,9 +6,12 @@
 // positions it has seen, so a step costs O(T) instead of recomputing O(T²).
 // Without it, every step recomputes the whole prefix; both give the same tokens.
 // Generation stops at stop_token, after max_new_tokens, or when the model's
-// context (its learned positions) is full; Generation::stop says which. The window does
-// not slide: a position past the context has no learned embedding, so a model that
-// never saw one would be asked something it was not trained on.
+// context (its learned positions) is full; Generation::stop says which. By default the
+// window does not slide: a position past the context has no learned embedding. With
+// slide_window the oldest tokens drop out instead and the last context − 1 tokens are run
+// again from position 0 each step (nanoGPT's crop): a model trained on rows cut anywhere
+// in a text (a character model) has seen such windows; the KV cache cannot be kept, as
+// every remaining token moves to a new position.
 #pragma once
 #include <string>
 #include <vector>
@@ -21,6 +24,8 @@ struct GenerateOptions {
     std::int64_t max_new_tokens = 20;
     double temperature = 0;    // 0: greedy argmax; otherwise sample from softmax(logits / temperature)
     std::int64_t top_k = 0;    // > 0: sample among the k most likely tokens only
+    double top_p = 1;          // < 1: sample among the fewest most likely tokens whose probability reaches top_p
+    bool slide_window = false; // when the context is full, drop the oldest token instead of stopping
     std::uint64_t seed = 0;    // sampling stream
     bool use_kv_cache = true;
     std::int64_t stop_token = -1;  // e.g. <eos>; included in the output when produced
@@ -37,12 +42,12 @@ struct Generation {
 };
 
 // Both throw ValueError for options that would sample silently wrong: a temperature that is
-// NaN, infinite or negative, a negative top_k or max_new_tokens. generate also refuses an
+// NaN, infinite or negative, a negative top_k or max_new_tokens, a top_p outside (0, 1]. generate also refuses an
 // empty prompt, a bidirectional model and a prompt that fills the context (nothing would
 // be generated).
 Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& options = {});
 
-// The choice rule on one row of logits [V] (greedy, or sampled with temperature and top-k).
+// The choice rule on one row of logits [V] (greedy, or sampled with temperature, top-k and top-p).
 std::int64_t choose_token(const Tensor& logits, const GenerateOptions& options, Generator& gen);
 
 // "3 tokens: <eos> was produced", "28 of 200 tokens: the context of 32 positions is full".

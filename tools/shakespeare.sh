@@ -35,9 +35,9 @@ csv=$out/shakespeare_char.loss.csv
 awk -F, 'NR > 1 && $3 != "" && $3 != "nan" { step = $1; val = $3 }
          END { printf "shakespeare: validation loss %.4f at step %d (nanoGPT: about 1.88 at step 2000)\n", val, step }' "$csv"
 
-echo "--- samples (temperature 0.8, top-k 40)"
+echo "--- samples (temperature 0.8, top-k 40, a sliding window past the 64-character context)"
 for prompt in "ROMEO:" "First Citizen:"; do
-  "$tinygpt" generate --checkpoint "$ckpt" --prompt "$prompt" --tokens 50 --temperature 0.8 --top-k 40 --seed 1
+  "$tinygpt" generate --checkpoint "$ckpt" --prompt "$prompt" --tokens 250 --temperature 0.8 --top-k 40 --seed 1 --slide
   echo
 done
 

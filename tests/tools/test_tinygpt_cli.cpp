@@ -658,3 +658,18 @@ TEST_CASE("tinygpt train: AdamW's betas and the final learning rate are flags, r
     REQUIRE(a.shape() == b.shape());
     CHECK(max(abs(sub(a, b))).item() > 0);
 }
+
+TEST_CASE("tinygpt generate --slide goes past the context; --top-p samples a nucleus", "[tools][tinygpt][cli]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors");  // context 8
+    run_cases({
+        {"without --slide it stops at the context", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--tokens", "20"}, 0, "the context of 8 positions is full"},
+        {"--slide goes on", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--tokens", "20", "--slide"}, 0, "then a sliding window"},
+        {"a prompt as long as the context", {"generate", "--checkpoint", ck, "--prompt", "the cat sat on the mat the cat", "--tokens", "3"}, 1, "--slide keeps the last 7"},
+        {"--slide with that prompt", {"generate", "--checkpoint", ck, "--prompt", "the cat sat on the mat the cat", "--tokens", "3", "--slide"}, 0, "3 tokens, as many as asked"},
+        {"--top-p 0.9", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--tokens", "3", "--temperature", "1", "--top-p", "0.9"}, 0, "the cat"},
+        {"--top-p 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-p", "0"}, 2, "--top-p"},
+        {"--top-p 1.5", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-p", "1.5"}, 2, "--top-p"},
+        {"--slide takes no value", {"generate", "--checkpoint", ck, "--prompt", "the", "--slide", "yes"}, 2, "--slide is a switch"},
+    });
+}

@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "training/run_config.hpp"
 #include "training/train.hpp"
 #include "nn/checkpoint.hpp"
+#include "autograd/node.hpp"
 #include "nn/generate.hpp"
 #include "io/fileio.hpp"
 #include "tensor/ops.hpp"
@@ -378,4 +380,56 @@ TEST_CASE("cached and uncached decoding agree token for token", "[nn][generate][
     o.temperature = 1e-320;  // tiny but valid: the softmax collapses onto the argmax
     o.top_k = 0, o.max_new_tokens = 8;
     CHECK(nn::generate(*r.model, prompt, o).tokens == cached.tokens);
+}
+
+TEST_CASE("a sliding window goes past the context, each step on the last context - 1 tokens", "[nn][generate]") {
+    TrainResult r = train(tiny(Task::causal, 30));  // context 12
+    const std::int64_t context = r.model->config().context;
+    nn::GenerateOptions o;
+    o.max_new_tokens = 30;
+    const std::vector<std::int64_t> prompt{1, 4, 10};
+    const nn::Generation stopped = nn::generate(*r.model, prompt, o);
+    CHECK(stopped.stop == nn::Stop::context_full);
+    o.slide_window = true;
+    const nn::Generation slid = nn::generate(*r.model, prompt, o);
+    CHECK(slid.stop == nn::Stop::count);
+    REQUIRE(slid.tokens.size() == 30);
+    // Until the context fills, sliding changes nothing.
+    CHECK(std::equal(stopped.tokens.begin(), stopped.tokens.end(), slid.tokens.begin()));
+    // After it, each token is the greedy choice of a forward over the window before it.
+    std::vector<std::int64_t> seq = prompt;
+    seq.insert(seq.end(), slid.tokens.begin(), slid.tokens.end());
+    NoGradGuard no_grad;
+    r.model->eval();
+    for (std::size_t n = static_cast<std::size_t>(context); n < seq.size(); ++n) {
+        const std::vector<std::int64_t> window(seq.begin() + static_cast<std::ptrdiff_t>(n - (context - 1)),
+                                               seq.begin() + static_cast<std::ptrdiff_t>(n));
+        Tensor logits = r.model->forward(from_vector(window, {1, context - 1})).select(0, 0).select(0, -1);
+        INFO("token " << n);
+        CHECK(argmax(logits, -1).item() == seq[n]);
+    }
+    // A prompt longer than the context is cropped to its last context - 1 tokens.
+    CHECK(nn::generate(*r.model, std::vector<std::int64_t>(20, 4), o).tokens.size() == 30);
+}
+
+TEST_CASE("top-p keeps the fewest most likely tokens whose probability reaches p", "[nn][generate]") {
+    // Probabilities 0.5, 0.3, 0.2 (log-space logits): p = 0.5 keeps one token, p = 0.7 two, p = 1 all three.
+    const Tensor logits = from_vector(std::vector<double>{std::log(0.2), std::log(0.5), std::log(0.3)}, {3});
+    const auto seen = [&](double p) {
+        nn::GenerateOptions o;
+        o.temperature = 1, o.top_p = p;
+        Generator gen(3);
+        std::set<std::int64_t> ids;
+        for (int i = 0; i < 400; ++i) ids.insert(nn::choose_token(logits, o, gen));
+        return ids;
+    };
+    CHECK(seen(0.5) == std::set<std::int64_t>{1});
+    CHECK(seen(0.7) == std::set<std::int64_t>{1, 2});
+    CHECK(seen(1.0) == std::set<std::int64_t>{0, 1, 2});
+    nn::GenerateOptions bad;
+    Generator gen(0);
+    for (double p : {0.0, -0.1, 1.5, double(NAN)}) {
+        bad.top_p = p;
+        CHECK_THROWS_WITH(nn::choose_token(logits, bad, gen), Catch::Contains("top_p must be in (0, 1]"));
+    }
 }
