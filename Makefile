@@ -51,7 +51,7 @@ endif
 # program's compile time optimising code that runs once, so in a release build they get -Og,
 # which runs fewer of GCC's passes: touching phase 4 then rebuilt it in 3.9 s, against 4.9 s at
 # -O1 -fexpensive-optimizations, and `make all` ran its phases no slower (bench/build_time.sh;
-# docs/speed_history.md, "Build time"). The library's narrative folders get -Og too (LIB_NARRATIVE).
+# docs/performance.md, "Build time"). The library's narrative folders get -Og too (LIB_NARRATIVE).
 # -Og never contracts a * b + c into one fused multiply-add, as -O1 -fexpensive-optimizations
 # and -O2 do, so a recorded number that would depend on it says std::fma itself (phase 4's
 # unigram entropy, plots' fit_power_law); make check-metrics then finds every number the
@@ -92,7 +92,7 @@ TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnes
 # parses the same headers (40,000 lines of the standard library before its own first line)
 # and compiles the same inline functions again, so batching pays: a clean make -j2 build took
 # 1.6x as long one object per file as four to an object, and four 1.26x as long as eight
-# (bench/build_time.sh, README). An edit to one file recompiles its batch: after touching
+# (bench/build_time.sh, docs/performance.md). An edit to one file recompiles its batch: after touching
 # nn/attention.cpp, 8-9 s at four, 11-13 s at eight. UNITY_BATCH=1 gives one object per file.
 UNITY_BATCH ?= 8
 ifeq ($(shell [ "$(UNITY_BATCH)" -ge 1 ] 2>/dev/null && echo ok),)
@@ -150,7 +150,7 @@ PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 # models (PHASE_MODELS below). Then phase 4, the next longest, and the short ones.
 # --output-sync prints each target's printout whole when it ends, so two never interleave
 # (each writes only its own out/phaseN/ and out/data/ files, or its checkpoint).
-# It builds only what it runs, and what README's "Run your own experiment" runs (build/seq2seq);
+# It builds only what it runs, and what README's "Try your own" runs (build/seq2seq);
 # `make build` builds the benchmarks and the other tools too.
 ALL_PROGS := $(addprefix $(B)/,$(PHASE_PROGS) tinygpt seq2seq plots_demo gallery)
 ALL_STEPS := $(filter phase5,$(PHASES)) train $(filter phase4,$(PHASES)) plots-demo $(filter-out phase5 phase4,$(PHASES))
@@ -226,10 +226,10 @@ train: $(CHECKPOINTS)
 out/checkpoints/%_model.safetensors: | $(B)/tinygpt
 	$(B)/tinygpt train --model $(subst _,-,$*) --out $@
 
-## readme-figures  copy the figures README shows from out/ into docs/figures/ (after make all; commit them)
+## readme-figures  copy the figures README and docs/ show from out/ into docs/figures/ (after make all; commit them)
 readme-figures:
-	@missing=""; for f in $$(grep -o 'docs/figures/[^)]*\.png' README.md); do \
-	  src=out/$${f#docs/figures/}; \
+	@missing=""; for f in $$(grep -oh 'figures/[^)" ]*\.png' README.md docs/*.md | sort -u); do \
+	  src=out/$${f#figures/}; f=docs/$$f; \
 	  if [ -f $$src ]; then mkdir -p $$(dirname $$f) && cp $$src $$f && echo "  $$src -> $$f"; else missing="$$missing $$src"; fi; \
 	done; \
 	test -z "$$missing" || { echo "readme-figures: missing$$missing: run make all first (make test-browser for the explorer screenshot)"; exit 1; }
@@ -321,7 +321,7 @@ $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
 # loops, which spend their time in tensor/ and nn/'s kernels), data/ (the toy corpora) and plots/'
 # charts (layout: where an axis, a label, a bar goes). At -O2 they took 29.7 of a clean build's
 # 97 compiler seconds, now 18.6 (bench/object_times.sh): make -j2 build 47.3 -> 43.1 s, make all
-# 70.4 -> 64.5 s (bench/build_time.sh, README "Build time"), for a run of the phases 1.02x as
+# 70.4 -> 64.5 s (bench/build_time.sh, docs/performance.md "Build time"), for a run of the phases 1.02x as
 # long (bench/phase_times.sh). Not plots/' pixel loops (PIXEL_SRCS, batched apart as "pixels"):
 # every figure's pixels go through their fill and encoders, and with them at -Og too
 # (make PIXEL_SRCS=) build/plots_demo took 1.83x as long, the phases 1.06x.

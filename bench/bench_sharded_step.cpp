@@ -6,7 +6,7 @@
 // its weights but keeps its own gradients, and adds the shard gradients in shard order.
 // Training uses it with `tinygpt train --shards S` (TrainConfig::shards; make train keeps 1),
 // and bench_workloads' toy_lm_train_step_2shards times it with S = 2. This program compares,
-// in one process and interleaved round by round (as the README's speed table asks):
+// in one process and interleaved round by round (as docs/performance.md asks):
 //   whole   the whole batch in one forward and backward (shards = 1), one thread
 //   sharded S shards one after another on one thread (what the split itself costs)
 //   sharded S shards at once on --threads threads

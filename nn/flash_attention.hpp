@@ -41,7 +41,7 @@
 // every head through expand); other views are copied first. The output's dims lie
 // in memory in q's order, as PyTorch's CPU flash kernel does: heads that came in as
 // a transposed view go out as one, and merging them back is a view, not a copy
-// (W6 1.05-1.08x, W4 1.00-1.10x in bench/ab.sh runs; README, issue 16). Each value
+// (W6 1.05-1.08x, W4 1.00-1.10x in bench/ab.sh runs; docs/performance.md). Each value
 // is the same whatever the layout.
 #pragma once
 #include <optional>

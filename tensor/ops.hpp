@@ -4,7 +4,7 @@
 // and the offending shapes), computes its result, and — when an input requires
 // grad — records its backward right beside the forward in the .cpp named here.
 // Semantics follow PyTorch (broadcasting, negative dims, keepdim, matmul batching);
-// README.md lists where attnlab differs on purpose.
+// docs/reference.md lists where attnlab differs on purpose.
 //
 // To add an op: declare it here under its file, write forward + record(backward)
 // in that file, add a gradcheck test in tests/autograd/test_gradcheck_ops.cpp and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# readme_commands.sh — runs the commands of README's "Run your own experiment" as written,
+# readme_commands.sh — runs the commands of README's "Try your own" as written,
 # with short step counts (so CI takes seconds, not minutes) and --out in a temporary folder.
 # Needs the programs and checkpoints of `make all`. Prints "readme-commands: N passed, N failed".
 set -uo pipefail

@@ -86,7 +86,7 @@ TEST_CASE("every program and subcommand answers --help and refuses an unknown fl
 }
 
 // bench/build_time.sh, a script: clean-clone builds of several commits, timed side by side.
-// A real run takes minutes (README quotes one); here, what it says to bad input before any clone.
+// A real run takes minutes (docs/performance.md quotes one); here, what it says to bad input before any clone.
 TEST_CASE("bench/build_time.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
     check_script("bench/build_time.sh", "usage: bench/build_time.sh",
                  {
@@ -101,7 +101,7 @@ TEST_CASE("bench/build_time.sh answers --help and refuses bad input with exit st
 }
 
 // bench/object_times.sh, a script: one clean-clone build with every object timed.
-// A real run takes minutes (README quotes one); here, what it says to bad input before any clone.
+// A real run takes minutes (docs/performance.md quotes one); here, what it says to bad input before any clone.
 TEST_CASE("bench/object_times.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
     check_script("bench/object_times.sh", "usage: bench/object_times.sh",
                  {
@@ -113,7 +113,7 @@ TEST_CASE("bench/object_times.sh answers --help and refuses bad input with exit 
 }
 
 // bench/phase_times.sh, a script: every phase program run and timed, for builds side by side.
-// A real run takes a minute a round (README quotes one); here, what it says to bad input.
+// A real run takes a minute a round (docs/performance.md quotes one); here, what it says to bad input.
 TEST_CASE("bench/phase_times.sh answers --help and refuses bad input with exit status 2", "[tools][cli][help][bench]") {
     check_script("bench/phase_times.sh", "usage: bench/phase_times.sh",
                  {
@@ -177,7 +177,7 @@ TEST_CASE("bench/profile.sh answers --help, refuses bad input, and groups a prof
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.output, Contains(message));
     }
-    // perf is not a dependency (README); where it is installed, GELU's kernel alone is mostly
+    // perf is not a dependency (docs/ci.md); where it is installed, GELU's kernel alone is mostly
     // GELU: the largest group of our code, the first line under the title that is not the OS
     // kernel (which leads under AddressSanitizer: its allocator's page faults). Not a function
     // name: clang inlines gelu_float_run into gelu's lambda, GCC does not.
