@@ -17,6 +17,12 @@ void Options::add(const std::string& name, const std::string& value_name, const 
     flags_.push_back({name, value_name, default_value, help});
 }
 
+void Options::add_path(const std::string& name, const std::string& value_name, const std::string& default_value,
+                       const std::string& help) {
+    add(name, value_name, default_value, help);
+    flags_.back().is_path = true;
+}
+
 void Options::add_switch(const std::string& name, const std::string& help) {
     flags_.push_back({name, "", "", help, false, true});
 }
@@ -89,6 +95,7 @@ void Options::parse(int argc, const char* const* argv) {
         }
         if (f->given) usage_error("--" + f->name + " is given twice");
         f->value = value, f->given = true;
+        if (f->is_path && value.empty()) fail(f->name, "an empty path names no file or folder");
     }
 }
 

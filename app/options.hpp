@@ -11,6 +11,9 @@
 // bare (`--unscaled`; add_switch, read with on()); there are no positional arguments. A flag
 // given twice is an error, as is one the program does not declare or a switch given a value.
 // Getters check the value when the program asks for it, so every check names its flag.
+// A flag that names a file or a folder is declared with add_path: parse() refuses it empty at
+// once (`--out ''` would otherwise become "/phase1/..." once a file name is appended), so no
+// program forms a path from it. What an output may replace is io/fileio.hpp's check_output.
 // To add a flag: declare it with add() before parse(), read it with the getter of its type.
 #pragma once
 #include <cstdint>
@@ -26,6 +29,9 @@ public:
     // Declares --name VALUE, with the text --help shows and the value used when it is absent.
     void add(const std::string& name, const std::string& value_name, const std::string& default_value,
              const std::string& help);
+    // Declares --name PATH, a file or folder: an empty value is refused by parse() (exit 2).
+    void add_path(const std::string& name, const std::string& value_name, const std::string& default_value,
+                  const std::string& help);
     // Declares the bare switch --name: on() is true when it is given.
     void add_switch(const std::string& name, const std::string& help);
     // Reads argv; prints --help and exits 0, or exits 2 on an unknown flag or a missing value.
@@ -55,6 +61,7 @@ private:
         std::string name, value_name, value, help;
         bool given = false;
         bool is_switch = false;
+        bool is_path = false;
     };
     const Flag& flag(const std::string& name) const;
     Flag* find(const std::string& name);

@@ -24,6 +24,7 @@
 #include "training/run_config.hpp"
 #include "experiments/seq2seq_experiment.hpp"
 #include "nn/seq2seq_checkpoint.hpp"
+#include "io/fileio.hpp"
 #include "plots/save.hpp"
 
 using namespace attnlab;
@@ -61,6 +62,12 @@ void report(const lab::ReversalEval& e, std::size_t sequences) {
 // The run settings kept beside the model (the `extra` of its checkpoint), as flags spell them.
 const char* const kRunSettings[] = {"steps", "batch", "lr", "warmup", "seed"};
 
+// The run settings as the checkpoint keeps them (kRunSettings).
+std::map<std::string, std::string> run_record(const lab::ReversalTrainConfig& tc, std::uint64_t seed) {
+    return {{"steps", std::to_string(tc.steps)}, {"batch", std::to_string(tc.batch_size)}, {"lr", lab::format_real(tc.lr)},
+            {"warmup", std::to_string(tc.warmup)}, {"seed", std::to_string(seed)}};
+}
+
 // Trains (or continues) `model`, reports on the held-out set and writes the checkpoint with
 // its training state. A run whose weights went non-finite writes nothing: the last good file stays.
 void run_and_save(nn::Seq2Seq& model, const data::ReversalConfig& task, lab::ReversalTrainConfig tc, std::uint64_t seed,
@@ -80,10 +87,42 @@ void run_and_save(nn::Seq2Seq& model, const data::ReversalConfig& task, lab::Rev
             throw std::runtime_error("the run diverged: parameter '" + p.name + "' holds " + bad + " after step " +
                                      std::to_string(last) + "; '" + path + "' is left as it was");
     const nn::TrainingState state{r.optimizer.get(), last, r.data_rng, {}};
-    lab::save_reversal_model(path, model, task, {{"steps", std::to_string(tc.steps)}, {"batch", std::to_string(tc.batch_size)},
-                                   {"lr", lab::format_real(tc.lr)}, {"warmup", std::to_string(tc.warmup)},
-                                   {"seed", std::to_string(seed)}}, &state);
+    lab::save_reversal_model(path, model, task, run_record(tc, seed), &state);
     std::printf("wrote %s (step %lld of %lld)\n", path.c_str(), static_cast<long long>(last), static_cast<long long>(tc.steps));
+}
+
+// A run's settings as flags spell them: the model's, the task's, and those kept in `extra`.
+std::map<std::string, std::string> settings_of(const nn::Seq2SeqConfig& c, const data::ReversalConfig& task,
+                                               const std::map<std::string, std::string>& extra) {
+    std::map<std::string, std::string> s{{"hidden", std::to_string(c.hidden)}, {"score", nn::score_kind_flag(c.scoring)},
+                                         {"normalizer", nn::normalizer_flag(c.normalizer)},
+                                         {"attention", c.attention ? "on" : "off"}, {"length", std::to_string(task.max_len)}};
+    for (const char* key : kRunSettings) s[key] = extra.contains(key) ? extra.at(key) : "(none)";
+    return s;
+}
+
+// --out may replace only a checkpoint of this very run (a continued one: of the run it
+// continues, whatever its step), unless --overwrite: never another run's model, nor any other file.
+void check_out(const lab::Options& o, const std::string& out, std::map<std::string, std::string> wanted, const std::string& resumed) {
+    if (!resumed.empty() && same_file(out, resumed)) return;
+    try {
+        check_output("--out", out, "an attnlab seq2seq checkpoint", o.on("overwrite"), {resumed});
+    } catch (const IOError& e) {
+        o.fail("out", e.what());
+    }
+    if (file_kind(out).empty() || o.on("overwrite")) return;
+    std::map<std::string, std::string> there;
+    try {
+        const lab::ReversalModel m = lab::load_reversal_model(out);
+        there = settings_of(m.model->config(), m.task, m.extra);
+    } catch (const std::exception& e) {
+        o.fail("out", std::string("is a damaged checkpoint, left alone (--overwrite replaces it): ") + e.what());
+    }
+    if (!resumed.empty()) there.erase("steps"), wanted.erase("steps");
+    for (const auto& [key, value] : wanted)
+        if (there.at(key) != value)
+            o.fail("out", "holds another run's checkpoint (" + key + " " + there.at(key) + " there, " + value +
+                              " in this run); it is left alone (give another --out, or --overwrite to replace it)");
 }
 
 // --resume PATH: the stored run, continued. Its settings come from the file; a flag that
@@ -112,11 +151,9 @@ int resume(const lab::Options& o, std::int64_t stop_after, std::int64_t per_leng
     }
     const std::optional<double> lr = m.extra.contains("lr") ? lab::parse_real(m.extra.at("lr")) : std::nullopt;
     if (!lr || *lr <= 0 || *lr > 10) throw IOError("resume: '" + path + "': run setting 'lr' is missing or outside (0, 10]");
-    const nn::Seq2SeqConfig& c = m.model->config();
-    const std::map<std::string, std::string> stored{
-        {"hidden", std::to_string(c.hidden)}, {"score", nn::score_kind_flag(c.scoring)}, {"normalizer", nn::normalizer_flag(c.normalizer)},
-        {"attention", c.attention ? "on" : "off"}, {"length", std::to_string(m.task.max_len)}, {"batch", std::to_string(run["batch"])},
-        {"lr", lab::format_real(*lr)}, {"warmup", std::to_string(run["warmup"])}, {"seed", std::to_string(run["seed"])}};
+    std::map<std::string, std::string> stored = settings_of(m.model->config(), m.task, m.extra);
+    stored["lr"] = lab::format_real(*lr);
+    stored.erase("steps");
     for (const auto& [flag, value] : stored) {
         if (!o.given(flag)) continue;
         const std::string asked = flag == "lr" ? lab::format_real(o.real("lr", 1e-8, 10)) : o.text(flag);
@@ -136,7 +173,8 @@ int resume(const lab::Options& o, std::int64_t stop_after, std::int64_t per_leng
         o.fail("stop-after", "must be after the resumed step " + std::to_string(loaded.step) + " and at most --steps " +
                                  std::to_string(tc.steps));
     const std::string out = o.given("out") ? o.text("out") : path;
-    if (out.empty()) o.fail("out", "needs a file path");
+    check_out(o, out, settings_of(m.model->config(), m.task, m.extra), path);
+    const OutputLock lock(out, "seq2seq train");
     std::printf("seq2seq train: resuming '%s' at step %lld of %lld: %s\n", path.c_str(), static_cast<long long>(loaded.step),
                 static_cast<long long>(tc.steps), describe(*m.model).c_str());
     run_and_save(*m.model, m.task, tc, static_cast<std::uint64_t>(run["seed"]), per_length, out);
@@ -145,7 +183,7 @@ int resume(const lab::Options& o, std::int64_t stop_after, std::int64_t per_leng
 
 int train(int argc, const char* const* argv) {
     lab::Options o("seq2seq train", "Train phase 5's GRU encoder-decoder to reverse digit sequences; save it.");
-    o.add("out", "PATH", "out/checkpoints/seq2seq_model.safetensors", "the checkpoint to write (.safetensors)");
+    o.add_path("out", "PATH", "out/checkpoints/seq2seq_model.safetensors", "the checkpoint to write (.safetensors)");
     o.add("hidden", "N", "64", "GRU width (the decoder state; the encoder's two directions have N/2 each)");
     o.add("score", "KIND", "additive", "scoring: dot, scaled_dot, additive, multiplicative");
     o.add("normalizer", "NAME", "softmax", "softmax, sparsemax or topk:K (keep the K largest weights)");
@@ -158,8 +196,10 @@ int train(int argc, const char* const* argv) {
     o.add("seed", "N", "0", "seed of the weights (the batches use seed + 1)");
     o.add("per-length", "N", "100", "held-out sequences per length in the final report");
     o.add("stop-after", "N", "", "stop after step N of the run and save it, to continue later with --resume");
-    o.add("resume", "PATH", "", "continue the run saved in PATH (its settings; only --steps to extend it, --stop-after, "
-                                "--out (default: PATH itself) and --per-length may be given)");
+    o.add_path("resume", "PATH", "", "continue the run saved in PATH (its settings; only --steps to extend it, --stop-after, "
+                                "--out (default: PATH itself), --overwrite and --per-length may be given)");
+    o.add_switch("overwrite", "replace whatever file is at --out, another run's checkpoint included (by default --out "
+                              "is new or holds this same run)");
     o.parse(argc, argv);
     const std::int64_t stop_after = o.given("stop-after") ? o.integer("stop-after", 1, 1000000) : 0;
     const std::int64_t per_length = o.integer("per-length", 1, 10000);
@@ -180,7 +220,8 @@ int train(int argc, const char* const* argv) {
                                 .checkpoints = {}, .stop_after = stop_after, .resume = nullptr};
     if (stop_after > tc.steps) o.fail("stop-after", "must be at most --steps " + std::to_string(tc.steps));
     const std::string path = o.text("out");
-    if (path.empty()) o.fail("out", "needs a file path");
+    check_out(o, path, settings_of(c, task, run_record(tc, seed)), "");
+    const OutputLock lock(path, "seq2seq train");
 
     Generator init(seed);
     nn::Seq2Seq model(c, init);
@@ -195,7 +236,7 @@ int train(int argc, const char* const* argv) {
 
 int eval(int argc, const char* const* argv) {
     lab::Options o("seq2seq eval", "Held-out accuracy of a seq2seq checkpoint: overall and by source length.");
-    o.add("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
+    o.add_path("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
     o.add("per-length", "N", "100", "held-out sequences per source length");
     o.add("length", "N", "", "longest source to test (default: the longest the model was trained on; up to 30)");
     o.parse(argc, argv);
@@ -218,9 +259,9 @@ int eval(int argc, const char* const* argv) {
 
 int show(int argc, const char* const* argv) {
     lab::Options o("seq2seq show", "Decode one source with a seq2seq checkpoint and draw its attention alignment.");
-    o.add("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
+    o.add_path("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
     o.add("digits", "\"D D ...\"", "3 1 4 1 5", "the source, digits 0-9 separated by spaces");
-    o.add("out", "DIR", "out/seq2seq", "where alignment.svg and alignment.png go");
+    o.add_path("out", "DIR", "out/seq2seq", "where alignment.svg and alignment.png go");
     o.parse(argc, argv);
     if (o.text("checkpoint").empty()) o.fail("checkpoint", "is required");
     if (o.text("out").empty()) o.fail("out", "needs a directory");

@@ -9,11 +9,13 @@
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
 // checkpoint, an unknown word, a run that diverged) prints the error and exits
 // with status 1. Files are checked before they are opened: an input must be a
-// non-empty regular file (a FIFO would block forever, a directory has no bytes),
-// an output must not be anything but a regular file.
+// non-empty regular file (a FIFO would block forever, a directory has no bytes);
+// an output follows io/fileio.hpp's rule (never empty, a directory, an input, another
+// kind of file or another run's checkpoint unless --overwrite), and `train` locks it.
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -68,7 +70,7 @@ void declare_train(lab::Options& o) {
     };
     o.add("model", "M", "causal", "task and model: causal (TinyGPT), single-head, multi-head, qkv-head (one head of W_Q, "
                                   "W_K, W_V only: no biases, no W_O)");
-    o.add("corpus", "FILE", "", "train on a UTF-8 text file instead of the grammar (vocabulary stored in the checkpoint): "
+    o.add_path("corpus", "FILE", "", "train on a UTF-8 text file instead of the grammar (vocabulary stored in the checkpoint): "
                                 "a causal model of its characters, or with --tokens words any --model on its words");
     o.add("tokens", "T", "chars", "with --corpus: chars or words (whitespace-separated)");
     o.add("steps", "N", "", "optimizer steps (default: " + per_task("--steps") + ")");
@@ -98,10 +100,17 @@ void declare_train(lab::Options& o) {
                                "steps (evaluation never drops)");
     o.add("eval-every", "N", standard(Task::causal, "--eval-every"), "validate and write the checkpoint every N steps");
     o.add("seed", "S", standard(Task::causal, "--seed"), "seed for weights and data");
-    o.add("out", "PATH", "", "checkpoint to write (default out/checkpoints/<model>_model.safetensors; with --resume, "
-                             "the resumed checkpoint itself)");
-    o.add("resume", "PATH", "", "continue the run saved in PATH: every setting comes from it, and only --steps (to "
-                                "extend the run) and --out may be given besides it");
+    o.add_path("out", "PATH", "", "checkpoint to write (default: out/checkpoints/<model>_model.safetensors for the grammar, "
+                                  "out/runs/<corpus name>_<model>_model.safetensors for a corpus; with --resume, the resumed "
+                                  "checkpoint itself); the loss CSV goes beside it. It is never another run's checkpoint "
+                                  "(other settings, steps or data) nor any other file, unless --overwrite; while the run "
+                                  "writes it, PATH.lock names the run and a second trainer on PATH stops at once");
+    o.add_switch("overwrite", "replace whatever file is at --out, another run's checkpoint included");
+    o.add("keep", "WHICH", "", "what --out holds: last (the latest evaluation) or best (the lowest validation loss; the "
+                               "loss CSV still records every evaluation). Default: best with --corpus, last on the grammar. "
+                               "A run that diverges keeps its best either way");
+    o.add_path("resume", "PATH", "", "continue the run saved in PATH: every setting comes from it, and only --steps (to "
+                                "extend the run), --out, --keep and --overwrite may be given besides it");
 }
 
 void declare_generate(lab::Options& o) {
@@ -121,8 +130,10 @@ void declare_generate(lab::Options& o) {
 void declare_eval(lab::Options& o) {
     o.add("checkpoint", "PATH", "", "the model (tinygpt train writes it)");
     o.add("prompt", "TEXT", "", "the text to score, in the model's vocabulary");
-    o.add("dump-logits", "F.npy", "", "logits as float32 [T, V]");
-    o.add("dump-attention", "F.npy", "", "attention weights as float32 [L, H, T, T]");
+    o.add_path("dump-logits", "F.npy", "", "logits as float32 [T, V]");
+    o.add_path("dump-attention", "F.npy", "", "attention weights as float32 [L, H, T, T]");
+    o.add_switch("overwrite", "let --dump-logits / --dump-attention replace a file that is not an .npy array "
+                              "(never the checkpoint itself)");
 }
 
 void declare_show(lab::Options& o) {
@@ -170,11 +181,6 @@ void check_output(const std::string& what, const std::string& path) {
     if (::lstat(path.c_str(), &st) != 0) return;  // does not exist yet
     if (S_ISDIR(st.st_mode)) throw UsageError(what + " '" + path + "' is a directory, not a file");
     if (!S_ISREG(st.st_mode)) throw UsageError(what + " '" + path + "' exists and is not a regular file; it is left alone");
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-    std::error_code ec;
-    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
 }
 
 // ---- train ---------------------------------------------------------------------------
@@ -281,6 +287,19 @@ lab::TrainConfig resumed_config(const lab::Options& o) {
     return c;
 }
 
+// Where a run writes without --out: the standard checkpoints that the phases read belong to the
+// grammar's runs; a run on the user's own text gets a file named after that text, so it never
+// replaces them nor the run of another text.
+std::string default_out(const lab::TrainConfig& c) {
+    const std::string model = lab::info(c.task).model_name;
+    if (c.corpus.empty()) return "out/checkpoints/" + model + ".safetensors";
+    std::string name = std::filesystem::path(c.corpus).stem().string();
+    for (char& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
+    if (name.empty() || name[0] == '_') name = "corpus" + name;
+    return "out/runs/" + name + "_" + (c.word_tokens ? "words_" : "") + model + ".safetensors";
+}
+
 lab::TrainConfig fresh_config(const lab::Options& o) {
     Task task = Task::causal;
     if (o.given("model")) {
@@ -304,7 +323,7 @@ lab::TrainConfig fresh_config(const lab::Options& o) {
     c.task = task;
     c.corpus = o.text("corpus");
     c = with_flags(c, o);
-    c.out = o.given("out") ? path_flag(o, "out") : "out/checkpoints/" + std::string(lab::info(task).model_name) + ".safetensors";
+    c.out = o.given("out") ? path_flag(o, "out") : default_out(c);
     return c;
 }
 
@@ -312,6 +331,10 @@ int cmd_train(const lab::Options& o) {
     lab::TrainConfig c = o.given("resume") ? resumed_config(o) : fresh_config(o);
     check_output("--out", c.out);
     if (!c.corpus.empty() && same_file(c.out, c.corpus)) throw UsageError("--out '" + c.out + "' is the corpus; it would be overwritten");
+    c.overwrite = o.on("overwrite");
+    const std::string keep = o.given("keep") ? o.text("keep") : c.corpus.empty() ? "last" : "best";
+    if (keep != "last" && keep != "best") throw UsageError("--keep needs last or best, got '" + keep + "'");
+    c.keep = keep == "best" ? lab::TrainConfig::Keep::best : lab::TrainConfig::Keep::last;
     try {
         lab::validate(c);
     } catch (const ValueError& e) {
@@ -554,9 +577,13 @@ int cmd_eval(const lab::Options& o) {
         throw UsageError("--dump-logits and --dump-attention are the same file '" + logits_path + "'; give two paths");
     for (const auto& [flag, path] : {std::pair{"--dump-logits", logits_path}, std::pair{"--dump-attention", attention_path}}) {
         if (path.empty()) continue;
-        check_output(flag, path);
         if (o.given("checkpoint") && same_file(path, o.text("checkpoint")))
             throw UsageError(std::string(flag) + " '" + path + "' is the checkpoint; it would be overwritten");
+        try {
+            attnlab::check_output(flag, path, "a .npy array", o.on("overwrite"));
+        } catch (const IOError& e) {
+            throw UsageError(e.what());
+        }
     }
     const std::string prompt = prompt_flag(o);
     nn::LoadedCheckpoint ck = load(o);
@@ -604,7 +631,14 @@ int main(int argc, char** argv) {
                          {"eval", "per-token loss of a prompt; dump logits and attention as .npy"},
                          {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
-        {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.", declare_train}},
+        {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
+                   "What it writes: --out and its loss CSV, nothing else. An empty path, a directory, the corpus, "
+                   "another kind of file or\nanother run's checkpoint (other settings, steps or data) is refused unless "
+                   "--overwrite; continuing a run (--resume X,\nor the same run again) may write its own file. A run that "
+                   "diverges (a loss, gradient or weight not finite, or a\nvalidation loss above twice its best and above "
+                   "ln V) stops with exit status 1 naming the step, and leaves the best\nvalidation step's checkpoint. A "
+                   "killed run leaves its last checkpoint whole; the next write removes its temporaries.",
+                   declare_train}},
         {"generate", {"Continue --prompt with a causal model from --checkpoint.", declare_generate}},
         {"eval", {"Per-token loss of --prompt under --checkpoint; dump logits and attention as .npy.", declare_eval}},
         {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}}};

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <new>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "nn/optim.hpp"
 #include "nn/transformer_spec.hpp"
 #include "io/fileio.hpp"
+#include "io/safetensors.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::lab {
@@ -162,7 +164,53 @@ std::string first_non_finite(const Transformer& model, bool gradients) {
     return "";
 }
 
+// The weight of largest magnitude, for a loss that overflowed while every weight is finite:
+// "'blocks.0.mlp.fc1.weight' (|value| up to 3.2e+29)".
+std::string largest_weight(const Transformer& model) {
+    std::string name;
+    double largest = -1;
+    for (const auto& p : model.named_parameters()) {
+        const double m = max(abs(p.tensor.detach().to(kFloat64))).item();
+        if (m > largest) largest = m, name = p.name;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3g", largest);
+    return "'" + name + "' (|value| up to " + text + ")";
+}
+
+// The weights, optimizer buffers and data stream of one evaluation, to write later if the run
+// diverges after it (keep = last rewrites the file at every evaluation, so the best one is
+// only in memory by then).
+struct Snapshot {
+    std::int64_t step = -1;
+    std::vector<Tensor> weights;
+    std::vector<nn::NamedParameter> optimizer;
+    std::array<std::uint64_t, 4> data_rng{};
+    Evaluation eval;
+    void take(std::int64_t at, const Transformer& model, const nn::Optimizer& opt, const Generator& gen, const Evaluation& e) {
+        step = at, eval = e, data_rng = gen.state();
+        weights.clear(), optimizer.clear();
+        for (const auto& p : model.named_parameters()) weights.push_back(p.tensor.detach().clone());
+        for (const auto& b : opt.state()) optimizer.push_back({b.name, b.tensor.detach().clone()});
+    }
+    void restore(Transformer& model, nn::Optimizer& opt, Generator& gen) const {
+        NoGradGuard no_grad;
+        const auto params = model.named_parameters();
+        for (std::size_t i = 0; i < params.size(); ++i) copy_(params[i].tensor, weights[i]);
+        opt.load_state(optimizer);
+        opt.set_steps(step);
+        gen.set_state(data_rng);
+    }
+};
+
 bool is_tty() { return ::isatty(STDOUT_FILENO); }
+
+// A loss for messages: four significant digits are enough to see how far it ran away.
+std::string loss_text(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", v);
+    return text;
+}
 
 // Resuming: the checkpoint's run must be the requested one, steps excepted.
 void check_resume(const StoredRun& stored, const TrainConfig& c) {
@@ -236,6 +284,37 @@ std::string loss_csv_path(const std::string& checkpoint) {
     return base + ".loss.csv";
 }
 
+void check_out_is_this_run(const TrainConfig& c, const DataIdentity& data, bool resuming) {
+    const std::string kind = file_kind(c.out);
+    if (kind.empty() || c.overwrite) return;
+    const std::string refuse = "train: --out '" + c.out + "' ";
+    const std::string how = "; it is left alone (give another --out, or --overwrite to replace it)";
+    if (kind != "an attnlab checkpoint") throw ValueError(refuse + "holds " + kind + ", not a checkpoint" + how);
+    std::map<std::string, std::string> stored;
+    try {
+        stored = load_safetensors(c.out).metadata;
+    } catch (const std::exception& e) {
+        throw ValueError(refuse + "is a damaged checkpoint (" + e.what() + ")" + how);
+    }
+    const auto differ = [&](const std::string& what, const std::string& there, const std::string& here) {
+        throw ValueError(refuse + "holds another run's checkpoint (" + what + " " + there + " there, " + here + " in this run" +
+                         (stored.contains("corpus") && !stored.at("corpus").empty() ? ", trained on '" + stored.at("corpus") + "'" : "") +
+                         ")" + how);
+    };
+    const auto at = [&](const std::string& key) { return stored.contains(key) ? stored.at(key) : std::string("(none)"); };
+    if (at("kind") != info(c.task).kind) differ("model", at("kind"), info(c.task).kind);
+    const std::map<std::string, std::string> ours = run_metadata(c, data);
+    for (const RunSetting& s : run_settings()) {
+        if (resuming && std::holds_alternative<std::int64_t TrainConfig::*>(s.field) &&
+            std::get<std::int64_t TrainConfig::*>(s.field) == &TrainConfig::steps)
+            continue;  // a continued run may be extended
+        if (!stored.contains(s.key) && s.since_v2) continue;  // recorded before the setting existed
+        if (at(s.key) != ours.at(s.key)) differ(s.key, at(s.key), ours.at(s.key));
+    }
+    for (const char* key : {"corpus_bytes", "corpus_fnv1a64"})
+        if (at(key) != ours.at(key)) differ(std::string("data (") + key + ")", at(key), ours.at(key));
+}
+
 Evaluation evaluate(Transformer& model, Task task, std::int64_t batch, std::int64_t n_batches, double mask_prob) {
     if (task == Task::chars) throw ValueError("evaluate: the char task's validation text is its corpus; train() evaluates it");
     TrainConfig c;
@@ -294,13 +373,24 @@ TrainResult train(const TrainConfig& c) {
     double floor = NAN;
     const std::vector<Batch> val = source.validation(&floor);
 
+    // ---- the output: locked for this run, never another run's file, its CSV in step with it
+    std::unique_ptr<OutputLock> lock;
+    if (!c.out.empty()) {
+        lock = std::make_unique<OutputLock>(c.out, std::string("train ") + info(c.task).cli);
+        check_output("train: out", c.out, "an attnlab checkpoint", true, {c.corpus});
+        check_output("train: the loss CSV", loss_csv_path(c.out), "text", c.overwrite, {c.corpus});
+        if (!(!c.resume.empty() && same_file(c.out, c.resume))) check_out_is_this_run(c, source.identity(), !c.resume.empty());
+        if (!c.resume.empty() && same_file(c.out, c.resume)) write_file_atomic(loss_csv_path(c.out), curve_csv(curve));
+    }
+
     // ---- the loop
     const TrainConfig::Progress mode = c.progress == TrainConfig::Progress::automatic
                               ? (is_tty() ? TrainConfig::Progress::automatic : TrainConfig::Progress::plain)
                               : c.progress;
     std::int64_t saved_step = -1;  // the step of the checkpoint at c.out, once this run has written one
-    // Checkpoint (the whole run, curve included), then the CSV copy of its curve; both atomic.
-    auto save = [&](std::int64_t step, const Evaluation& e) {
+    // Checkpoint (the whole run, curve up to `step` included), then the CSV copy of `csv`; both atomic.
+    auto save = [&](std::int64_t step, const Evaluation& e, const std::vector<TrainPoint>& upto,
+                    const std::map<std::string, std::string>& record) {
         if (c.out.empty()) return;
         if (const std::string bad = first_non_finite(*model, false); !bad.empty())
             throw TrainingDiverged("train: step " + std::to_string(step) + ": weight " + bad + " is not finite; not written");
@@ -308,14 +398,28 @@ TrainResult train(const TrainConfig& c) {
         ci.extra["val_loss"] = std::to_string(e.loss);
         ci.extra["val_accuracy"] = std::to_string(e.accuracy);
         if (!std::isnan(floor)) ci.extra["bayes_floor"] = std::to_string(floor);
-        const nn::TrainingState state{&opt, step, data_gen.state(), {curve_tensor(curve)}};
+        for (const auto& [key, value] : record) ci.extra[key] = value;
+        const nn::TrainingState state{&opt, step, data_gen.state(), {curve_tensor(upto)}};
         nn::save_checkpoint(c.out, *model, ci, &state);
         write_file_atomic(loss_csv_path(c.out), curve_csv(curve));
         saved_step = step;
     };
+    // The best evaluation so far: on disk already with keep = best; in memory with keep = last.
+    Snapshot best;
+    std::size_t best_curve_rows = curve.size();
+    double best_val = INFINITY;
     auto diverged = [&](std::int64_t step, const std::string& what) {
         std::string kept = "nothing was saved";
-        if (saved_step >= 0) kept = "'" + c.out + "' keeps step " + std::to_string(saved_step);
+        if (best.step >= 0 && saved_step != best.step && !c.out.empty()) {
+            // keep = last wrote later, worse evaluations: put the best one back.
+            best.restore(*model, opt, data_gen);
+            const std::vector<TrainPoint> upto(curve.begin(), curve.begin() + static_cast<std::ptrdiff_t>(best_curve_rows));
+            save(best.step, best.eval, upto,
+                 {{"kept", "best"}, {"best_step", std::to_string(best.step)}, {"diverged_at", std::to_string(step)}});
+        }
+        if (saved_step >= 0)
+            kept = "'" + c.out + "' keeps step " + std::to_string(saved_step) + ", the best validation loss " +
+                   loss_text(best_val);
         else if (!c.out.empty() && c.out == c.resume) kept = "'" + c.out + "' keeps step " + std::to_string(start_step);
         else if (!c.out.empty()) kept = "'" + c.out + "' was not written";
         return TrainingDiverged("train: diverged at step " + std::to_string(step) + ": " + what + " (lr " + format_real(opt.lr) +
@@ -323,6 +427,8 @@ TrainResult train(const TrainConfig& c) {
     };
     const auto t0 = Clock::now();
     double last_val = NAN;
+    int rising = 0;  // evaluations in a row whose validation loss rose
+    const double uniform_loss = std::log(static_cast<double>(source.vocab().size()));
     if (c.on_eval && start_step == 0) c.on_eval(0, *model);
     const std::int64_t end_step = c.stop_after > 0 ? std::min(c.stop_after, c.steps) : c.steps;
     try {
@@ -341,12 +447,31 @@ TrainResult train(const TrainConfig& c) {
             const bool last = step + 1 == end_step;
             if ((step + 1) % c.eval_every == 0 || last) {
                 const Evaluation e = evaluate_batches(*model, val);
-                if (!std::isfinite(e.loss))
-                    throw diverged(step + 1, "the validation loss is " + format_real(e.loss) + " (weight " +
-                                                 first_non_finite(*model, false) + ")");
+                if (!std::isfinite(e.loss)) {
+                    const std::string bad = first_non_finite(*model, false);
+                    throw diverged(step + 1, "the validation loss is " + format_real(e.loss) +
+                                                 (bad.empty() ? " (every weight is finite; the largest is " + largest_weight(*model) + ")"
+                                                              : " (weight " + bad + " is not)"));
+                }
+                if (e.loss > 2 * best_val && e.loss > uniform_loss)
+                    throw diverged(step + 1, "the validation loss " + loss_text(e.loss) + " is above twice the best, " +
+                                                 loss_text(best_val) + " at step " + std::to_string(best.step) +
+                                                 ", and above ln V = " + loss_text(uniform_loss) + " (guessing uniformly)");
+                rising = e.loss > last_val ? rising + 1 : 0;
                 point.val_loss = last_val = e.loss;
                 curve.push_back(point);
-                save(step + 1, e);
+                const bool improved = e.loss < best_val;
+                if (improved) {
+                    best_val = e.loss, best_curve_rows = curve.size();
+                    if (c.keep == TrainConfig::Keep::last) best.take(step + 1, *model, opt, data_gen, e);
+                    else best.step = step + 1;
+                }
+                if (c.keep == TrainConfig::Keep::last)
+                    save(step + 1, e, curve, {});
+                else if (improved)
+                    save(step + 1, e, curve, {{"kept", "best"}, {"best_step", std::to_string(step + 1)}});
+                else if (!c.out.empty())  // the run's record goes on; the checkpoint stays at its best step
+                    write_file_atomic(loss_csv_path(c.out), curve_csv(curve));
                 if (c.on_eval) c.on_eval(step + 1, *model);
             } else {
                 curve.push_back(point);
@@ -362,9 +487,13 @@ TrainResult train(const TrainConfig& c) {
                 const double eta = secs / done * static_cast<double>(end_step - step - 1);
                 char floor_part[48] = "";
                 if (!std::isnan(floor)) std::snprintf(floor_part, sizeof floor_part, " (floor %.3f, %+.3f)", floor, last_val - floor);
-                std::printf("%sstep %lld/%lld | loss %.3f | val %.3f%s | %.1fk tok/s | ETA %.0f s%s",
+                char rising_part[96] = "";
+                if (rising >= 3)
+                    std::snprintf(rising_part, sizeof rising_part, " | val rising %d evals (best %.3f at step %lld)", rising,
+                                  best_val, static_cast<long long>(best.step));
+                std::printf("%sstep %lld/%lld | loss %.3f | val %.3f%s | %.1fk tok/s | ETA %.0f s%s%s",
                             mode == TrainConfig::Progress::automatic ? "\r" : "", static_cast<long long>(step + 1),
-                            static_cast<long long>(c.steps), point.loss, last_val, floor_part, tok_s / 1e3, eta,
+                            static_cast<long long>(c.steps), point.loss, last_val, floor_part, tok_s / 1e3, eta, rising_part,
                             mode == TrainConfig::Progress::automatic ? "\033[K" : "\n");
                 std::fflush(stdout);
             }

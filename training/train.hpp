@@ -8,16 +8,26 @@
 //
 // What a run promises:
 //   - Same config and seed => the same loss curve, bit for bit.
-//   - The checkpoint at `out` is rewritten (atomically) at every evaluation and holds the
-//     whole run: the model, the optimizer, the data stream's state, every setting of
-//     TrainConfig (training/run_config.hpp), the identity of the data (a hash of the corpus
-//     and its vocabulary) and the loss curve so far. The loss CSV beside it is a copy of
-//     that curve, rewritten from the checkpoint, so the two cannot disagree.
+//   - The checkpoint at `out` holds the whole run: the model, the optimizer, the data
+//     stream's state, every setting of TrainConfig (training/run_config.hpp), the identity
+//     of the data (a hash of the corpus and its vocabulary) and the loss curve up to its
+//     step. With keep = last it is rewritten (atomically) at every evaluation; with keep =
+//     best only when the validation loss is the lowest so far, and its metadata says so
+//     ("kept": "best", "best_step"). The loss CSV beside it is written from the curve after
+//     the checkpoint, and rewritten from the checkpoint when a run resumes, so a kill
+//     between the two cannot leave it behind its checkpoint for long.
+//   - `out` is never another run's file: an existing file there must be a checkpoint of
+//     this very run (the same task, settings, steps and data; a resumed run may have fewer
+//     steps), or `overwrite` must be set. While the run writes it, it holds an OutputLock
+//     (io/fileio.hpp) on it: a second trainer on the same `out` stops at once, naming this one.
 //   - Resuming (`resume`) continues exactly as if the run had never stopped. Only `steps`
 //     may differ from the checkpoint (to extend the run; it must exceed the checkpoint's
 //     step); any other difference, or other data, is a ValueError naming both values.
-//   - A non-finite loss, gradient or weight stops the run with TrainingDiverged naming
-//     the step and the first non-finite parameter; the last good checkpoint is kept.
+//   - Divergence stops the run with TrainingDiverged naming the step: a non-finite loss,
+//     gradient or weight (named), or a validation loss above both twice the best one and
+//     ln V (worse than guessing uniformly). The checkpoint then left at `out` is the one of
+//     the best validation step seen (written from an in-memory copy if the last evaluation
+//     was not the best), recorded as such; never a diverged one.
 //   - A model outside nn::ModelLimits is refused before anything is allocated.
 #pragma once
 #include <functional>
@@ -31,6 +41,8 @@
 #include "tensor/error.hpp"
 
 namespace attnlab::lab {
+
+struct DataIdentity;  // training/run_config.hpp
 
 struct TrainConfig {
     Task task = Task::causal;
@@ -62,9 +74,11 @@ struct TrainConfig {
     double mask_prob = 0.15;       // masked-token tasks: share of words hidden
     std::int64_t eval_every = 100;
     std::int64_t val_batches = 8;
-    std::string out;               // checkpoint path ("" = don't save), rewritten at every evaluation
-                                   // so a killed run can resume; the loss CSV goes beside it
+    std::string out;               // checkpoint path ("" = don't save), rewritten at evaluations (see
+                                   // keep) so a killed run can resume; the loss CSV goes beside it
     std::string resume;            // checkpoint to continue from (see above: only steps may differ)
+    enum class Keep { last, best } keep = Keep::last;  // which evaluation's model `out` holds
+    bool overwrite = false;        // replace whatever file is at `out` (another run's checkpoint included)
     enum class Progress { automatic, plain, quiet } progress = Progress::automatic;
     // Called after each evaluation (and at step 0), e.g. to record attention entropy.
     std::function<void(std::int64_t step, nn::Transformer& model)> on_eval;
@@ -92,7 +106,8 @@ struct TrainResult {
     std::int64_t start_step = 0;    // > 0 when resumed
 };
 
-// A loss, gradient or weight became NaN or ±inf: training stopped before writing it.
+// A loss, gradient or weight became NaN or ±inf, or the validation loss ran away: training
+// stopped, and `out` holds the best validation step seen.
 struct TrainingDiverged : ValueError {
     using ValueError::ValueError;
 };
@@ -125,5 +140,10 @@ std::vector<std::string> grammar_vocab();
 
 // The loss-curve CSV written beside a checkpoint: "x.safetensors" -> "x.loss.csv".
 std::string loss_csv_path(const std::string& checkpoint);
+
+// Throws ValueError if `out` holds a file this run may not replace: anything but an attnlab
+// checkpoint of the same run (task, settings, data identity; steps too unless `resuming`),
+// unless c.overwrite. The message names the file and the first setting that differs.
+void check_out_is_this_run(const TrainConfig& c, const DataIdentity& data, bool resuming);
 
 }  // namespace attnlab::lab

@@ -26,10 +26,10 @@ std::vector<std::string> words(const std::string& text) {
 void add_common_flags(lab::Options& o, const CommonDefaults& d) {
     if (d.sentence) o.add("sentence", "TEXT", kToySentence, "the sentence to study (words of the model's vocabulary)");
     if (!d.model.empty())
-        o.add("checkpoint", "PATH", "out/checkpoints/" + d.model + ".safetensors",
+        o.add_path("checkpoint", "PATH", "out/checkpoints/" + d.model + ".safetensors",
               "the trained model to study (any attnlab checkpoint of the same kind)");
     o.add("seed", "N", std::to_string(d.seed), "seed of everything random the phase does");
-    o.add("out", "DIR", "out", "write DIR/" + d.phase + "/ (figures, metrics.json) and DIR/data/ (for the summary sheet)");
+    o.add_path("out", "DIR", "out", "write DIR/" + d.phase + "/ (figures, metrics.json) and DIR/data/ (for the summary sheet)");
 }
 
 nn::LoadedCheckpoint load_model(const lab::Options& o, lab::Task standard, const std::string& flag) {

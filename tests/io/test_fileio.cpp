@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tensor/error.hpp"
@@ -165,4 +166,171 @@ TEST_CASE("write_file_atomic: success replaces the file, leaves no temporary, ke
     struct stat st {};
     REQUIRE(::stat((dir + "/out.csv").c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == (0666 & ~mask));  // as fopen would create it, not mkstemp's 0600
+}
+
+namespace {
+
+// The pid of a process that has exited and been reaped: no process has it (for now).
+pid_t dead_pid() {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    ::waitpid(pid, nullptr, 0);
+    return pid;
+}
+
+// The first bytes of a safetensors file: the header's length (8 bytes, little-endian), then the header.
+std::string safetensors_like(const std::string& header) {
+    std::string bytes(8, '\0');
+    for (int i = 0; i < 8; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    return bytes + header;
+}
+
+}  // namespace
+
+TEST_CASE("write_file_atomic: a killed writer's temporaries go at the next write; a living writer's stay",
+          "[io][fileio][bad-input]") {
+    const std::string dir = fresh_dir("stale");
+    const std::string dead = std::to_string(dead_pid()), alive = std::to_string(::getppid());
+    const std::vector<std::string> gone{".ck.safetensors.tmp-" + dead + "-0123abcd0123abcd"};
+    const std::vector<std::string> kept{
+        ".ck.safetensors.tmp-" + alive + "-0123abcd0123abcd",  // its writer may still rename it
+        ".other.safetensors.tmp-" + dead + "-0123abcd0123abcd",  // another target's: its own next write
+        ".ck.safetensors.tmp-0123abcd0123abcd",                  // no pid in the name: not ours to judge
+        ".ck.safetensors.tmp--0123abcd",                          // an empty pid
+        ".ck.safetensors.tmp-12x4-0123abcd",                      // not a number
+        ".ck.safetensors.tmp-0-0123abcd",                         // pid 0 is the process group
+        "ck.safetensors.tmp-" + dead + "-0123abcd0123abcd",     // not hidden: not a temporary name
+    };
+    for (const auto& names : {gone, kept})
+        for (const std::string& n : names) write_file_atomic(dir + "/" + n, "half written");
+    write_file_atomic(dir + "/ck.safetensors", "whole");
+    for (const std::string& n : gone) CHECK_FALSE(fs::exists(dir + "/" + n));
+    for (const std::string& n : kept) CHECK(fs::exists(dir + "/" + n));
+    CHECK(read_file(dir + "/ck.safetensors") == "whole");
+}
+
+TEST_CASE("write_file_atomic: this process's own temporaries are never taken for stale ones", "[io][fileio]") {
+    const std::string dir = fresh_dir("temp_name");
+    const std::string prefix = ".out.bin.tmp-" + std::to_string(::getpid()) + "-";
+    write_file_atomic(dir + "/" + prefix + "0000000000000000", "planted by a test: ours, so it stays");
+    write_file_atomic(dir + "/out.bin", "x");
+    std::size_t ours = 0;
+    for (const auto& e : fs::directory_iterator(dir)) ours += e.path().filename().string().starts_with(prefix);
+    CHECK(ours == 1);  // our own (live) pid's temporary is never taken for a stale one
+}
+
+TEST_CASE("file_kind tells what a file holds by its first bytes", "[io][fileio]") {
+    const std::string dir = fresh_dir("kinds");
+    const std::vector<std::pair<std::string, std::string>> files{
+        {"\x93NUMPY\x01\x00", "a .npy array"},
+        {"\x89PNG\r\n\x1a\n....", "a PNG image"},
+        {"GIF89a....", "a GIF image"},
+        {safetensors_like("{\"a\":1}         "), "a safetensors file"},
+        {safetensors_like("{\"__metadata__\":{\"format\":\"attnlab-checkpoint\"}}"), "an attnlab checkpoint"},
+        {safetensors_like("{\"__metadata__\":{\"format\":\"attnlab-seq2seq\"}}"), "an attnlab seq2seq checkpoint"},
+        {std::string("\xff\0\0\0\0\0\0\0", 8) + "{\"claims a longer header than the file\"}", "binary data"},
+        {"step,loss,val_loss\n1,2,3\n", "text"},
+        {std::string("a\0b", 3), "binary data"},
+        {"", "text"},
+    };
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string path = dir + "/f" + std::to_string(i);
+        write_file_atomic(path, files[i].first);
+        INFO(i);
+        CHECK(file_kind(path) == files[i].second);
+    }
+    CHECK(file_kind(dir + "/missing").empty());
+    CHECK(file_kind(dir) == "a directory");
+}
+
+TEST_CASE("check_output: the one rule for what an output may replace", "[io][fileio][bad-input]") {
+    const std::string dir = fresh_dir("check_output");
+    write_file_atomic(dir + "/ck.safetensors", safetensors_like("{\"__metadata__\":{\"format\":\"attnlab-checkpoint\"}}"));
+    write_file_atomic(dir + "/notes.txt", "mine\n");
+    write_file_atomic(dir + "/old.npy", "\x93NUMPY");
+    fs::create_directories(dir + "/adir");
+    fs::create_symlink(dir + "/notes.txt", dir + "/link.txt");
+    REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);
+    struct Case {
+        std::string path, kind;
+        bool overwrite;
+        std::vector<std::string> inputs;
+        std::string says;  // "" = allowed
+    };
+    const std::vector<Case> cases{
+        {"", "text", false, {}, "--out: an empty path names no file"},
+        {"", "text", true, {}, "--out: an empty path names no file"},
+        {dir + "/adir", "text", false, {}, "is a directory; only a regular file is ever replaced"},
+        {dir + "/adir", "text", true, {}, "is a directory"},
+        {dir + "/adir/", "text", false, {}, "names a directory, not a file"},
+        {dir + "/new/", "text", false, {}, "names a directory, not a file"},
+        {dir + "/fifo", "text", true, {}, "is a FIFO"},
+        {dir + "/link.txt", "text", true, {}, "is a symbolic link"},
+        {"/dev/null", "a .npy array", true, {}, "is a character device"},
+        {dir + "/ck.safetensors", "a .npy array", false, {}, "exists and holds an attnlab checkpoint, not a .npy array"},
+        {dir + "/ck.safetensors", "text", false, {}, "holds an attnlab checkpoint, not text"},
+        {dir + "/notes.txt", "a .npy array", false, {}, "holds text, not a .npy array; it is left alone (give another path, or --overwrite"},
+        {dir + "/old.npy", "an attnlab checkpoint", false, {}, "holds a .npy array, not an attnlab checkpoint"},
+        {dir + "/notes.txt", "text", false, {dir + "/notes.txt"}, "which this run reads"},
+        {dir + "/notes.txt", "text", true, {dir + "/notes.txt"}, "which this run reads"},
+        {dir + "/adir/../notes.txt", "text", true, {dir + "/notes.txt"}, "which this run reads"},
+        {dir + "/notes.txt", "text", true, {dir + "/link.txt"}, "which this run reads"},
+        {dir + "/new.txt", "text", false, {dir + "/./new.txt"}, "which this run reads"},
+        {dir + "/new.npy", "a .npy array", false, {}, ""},
+        {dir + "/old.npy", "a .npy array", false, {}, ""},
+        {dir + "/notes.txt", "a .npy array", true, {}, ""},
+        {dir + "/ck.safetensors", "a .npy array", true, {dir + "/notes.txt"}, ""},
+        {dir + "/notes.txt", "text", false, {"", dir + "/old.npy"}, ""},
+    };
+    for (const Case& c : cases) {
+        INFO(c.path << " as " << c.kind << (c.overwrite ? " with --overwrite" : ""));
+        const std::string got = thrown<IOError>([&] { check_output("--out", c.path, c.kind, c.overwrite, c.inputs); });
+        if (c.says.empty()) {
+            CHECK(got == "<did not throw>");
+        } else {
+            CHECK_THAT(got, Contains(c.says));
+            if (!c.path.empty()) CHECK_THAT(got, Contains("--out '" + c.path + "'"));
+        }
+    }
+    CHECK(read_file(dir + "/notes.txt") == "mine\n");
+}
+
+TEST_CASE("OutputLock: one writer at a time, the second told who holds it", "[io][fileio][bad-input]") {
+    const std::string dir = fresh_dir("lock");
+    const std::string path = dir + "/W.safetensors";
+    {
+        const OutputLock first(path, "train causal");
+        CHECK(fs::exists(path + ".lock"));
+        CHECK_THAT(read_file(path + ".lock"), Contains("train causal, pid " + std::to_string(::getpid())));
+        // flock is per open file: a second lock in the same process conflicts like another process's.
+        CHECK_THAT(thrown<IOError>([&] { OutputLock second(path, "another"); }),
+                   Contains("'" + path + "' is being written by another program (train causal, pid " +
+                            std::to_string(::getpid())) &&
+                       Contains("holding '" + path + ".lock'"));
+        // Another process too, and at once.
+        const pid_t child = ::fork();
+        if (child == 0) {
+            try {
+                OutputLock other(path, "child");
+            } catch (const IOError&) {
+                ::_exit(7);
+            }
+            ::_exit(0);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        CHECK(WEXITSTATUS(status) == 7);
+    }
+    CHECK_FALSE(fs::exists(path + ".lock"));  // released and removed
+    // A lock file left by a killed holder (the kernel dropped its flock) is taken over.
+    write_file_atomic(path + ".lock", "train causal, pid " + std::to_string(dead_pid()) + "\n");
+    {
+        const OutputLock again(path, "second run");
+        CHECK_THAT(read_file(path + ".lock"), Contains("second run"));
+    }
+    CHECK_FALSE(fs::exists(path + ".lock"));
+    // A lock where the folder cannot hold one names the path.
+    write_file_atomic(dir + "/plain", "x");
+    CHECK_THAT(thrown<IOError>([&] { OutputLock bad(dir + "/plain/W.safetensors", "x"); }),
+               Contains("'" + dir + "/plain/W.safetensors': cannot open its lock file"));
 }

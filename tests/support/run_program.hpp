@@ -35,8 +35,10 @@ struct ProgramRun {
 
 // memory_limit_bytes > 0 caps the child's address space (RLIMIT_AS): an allocation past
 // it fails, as it would on a smaller machine. Not under ASan, whose shadow memory needs more.
+// A non-empty `cwd` is the child's working directory, so that a program's default outputs
+// ("out/...") land in a scratch directory (argv[0] must then be an absolute path).
 inline ProgramRun run_program(const std::vector<std::string>& argv, double timeout_s = 60,
-                              std::uint64_t memory_limit_bytes = 0) {
+                              std::uint64_t memory_limit_bytes = 0, const std::string& cwd = "") {
     std::vector<char*> args;  // built before fork: the child may not allocate
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -50,6 +52,7 @@ inline ProgramRun run_program(const std::vector<std::string>& argv, double timeo
         ::dup2(pipe_fd[1], STDOUT_FILENO);
         ::dup2(pipe_fd[1], STDERR_FILENO);
         ::close(pipe_fd[0]);
+        if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
         if (memory_limit_bytes > 0) {
             const rlimit limit{memory_limit_bytes, memory_limit_bytes};
             ::setrlimit(RLIMIT_AS, &limit);

@@ -304,7 +304,7 @@ TEST_CASE("seq2seq train --resume: hostile and mismatched files are refused by n
     run_cases({
         {"resume --help", {"train", "--help"}, 0, "--resume PATH"},
         {"missing file", {"train", "--resume", at("nope.safetensors")}, 1, "nope.safetensors"},
-        {"empty path", {"train", "--resume", ""}, 2, "--resume '': needs a file path"},
+        {"empty path", {"train", "--resume", ""}, 2, "--resume '': an empty path names no file or folder"},
         {"inference only", {"train", "--resume", at("inference.safetensors"), "--steps", "70"}, 1, "holds no training state"},
         {"nan moment", {"train", "--resume", at("opt_nan.safetensors"), "--steps", "70"}, 1, "optimizer state 'optim.exp_avg.out.weight' holds nan at element 2"},
         {"moment of another shape", {"train", "--resume", at("opt_shape.safetensors"), "--steps", "70"}, 1, "'optim.exp_avg_sq.out.bias' is float32 [3], its parameter needs float32 [13]"},

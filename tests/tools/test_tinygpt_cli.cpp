@@ -401,7 +401,9 @@ TEST_CASE("tinygpt: divergence stops the run and keeps the file at --out (issue 
     const std::string out = at("diverge.safetensors");
     fs::copy_file(at("ck.safetensors"), out, fs::copy_options::overwrite_existing);
     const std::string before = read_file(out);
-    const auto r = tinygpt(tiny_train({"--steps", "20", "--lr", "1e6", "--out", out}));
+    const auto refused = tinygpt(tiny_train({"--steps", "20", "--lr", "1e6", "--out", out}));
+    CHECK_THAT(refused.output, Contains("holds another run's checkpoint (total_steps 4 there, 20 in this run)"));
+    const auto r = tinygpt(tiny_train({"--steps", "20", "--lr", "1e6", "--out", out, "--overwrite"}));
     INFO(r.output);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.output, Contains("diverged at step") && Contains("peak 1e+06") && Contains("was not written"));
@@ -435,7 +437,7 @@ TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tool
         {"corpus is empty", {"train", "--corpus", at("empty.txt")}, 2, "is empty"},
         {"corpus with --model multi-head", {"train", "--corpus", at("corpus.txt"), "--model", "multi-head"}, 2, "--model multi-head (masked-token) needs --tokens words"},
         {"corpus with --model causal is the char model", tiny_train({"--corpus", at("corpus.txt"), "--model", "causal", "--out", at("char_causal.safetensors")}), 0, "characters of"},
-        {"--out empty", {"train", "--out", ""}, 2, "--out needs a file path, got ''"},
+        {"--out empty", {"train", "--out", ""}, 2, "--out '': an empty path names no file or folder"},
         {"--out is a directory", {"train", "--out", at("adir")}, 2, "--out '" + at("adir") + "' is a directory"},
         {"--out is /dev/null", {"train", "--out", "/dev/null"}, 2, "exists and is not a regular file"},
         {"--out is the corpus", tiny_train({"--corpus", at("corpus.txt"), "--out", at("corpus.txt")}), 2, "is the corpus"},
@@ -443,7 +445,7 @@ TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tool
         {"both dumps one file, two spellings", with(eval, {"--dump-logits", at("d.npy"), "--dump-attention", dir() + "/./adir/../d.npy"}), 2, "are the same file"},
         {"dump over the checkpoint", with(eval, {"--dump-logits", ck}), 2, "is the checkpoint; it would be overwritten"},
         {"dump into a directory", with(eval, {"--dump-attention", at("adir")}), 2, "is a directory"},
-        {"dump over /dev/null", with(eval, {"--dump-logits", "/dev/null"}), 2, "exists and is not a regular file"},
+        {"dump over /dev/null", with(eval, {"--dump-logits", "/dev/null"}), 2, "is a character device; only a regular file is ever replaced"},
         {"two dumps", with(eval, {"--dump-logits", at("l.npy"), "--dump-attention", at("a.npy")}), 0, "mean loss"},
         {"temperature 1e-320 is tiny but valid", {"generate", "--checkpoint", ck, "--prompt", "the cat", "--temperature", "1e-320"}, 0, "the cat"},
         {"temperature -1", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "-1"}, 2, "--temperature '-1': must be between 0 and 1000"},

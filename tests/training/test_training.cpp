@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "autograd/node.hpp"
 #include "training/run_config.hpp"
 #include "training/train.hpp"
 #include "nn/checkpoint.hpp"
@@ -45,8 +46,10 @@ std::string corpus_file(const std::string& name, int variant = 0) {
     return tmp(name);
 }
 
-// Runs `c` stopped at `stop` steps, writing `out`.
+// Runs `c` stopped at `stop` steps, writing `out` (a new file unless it resumes: what an earlier
+// test run left there is another run's checkpoint, which train() would refuse to replace).
 void run_until(TrainConfig c, std::int64_t stop, const std::string& out, const std::string& resume = "") {
+    if (resume.empty()) std::filesystem::remove(out);
     c.stop_after = stop, c.out = out, c.resume = resume;
     train(c);
 }
@@ -175,16 +178,19 @@ TEST_CASE("a character model resumes only on the text it was trained on", "[lab]
 
 TEST_CASE("divergence stops training, names the step, and keeps the last good checkpoint", "[lab][train][errors]") {
     const std::string out = tmp("diverge.safetensors");
-    SECTION("a huge learning rate: nothing is written over an existing file") {
+    SECTION("a huge learning rate: nothing is written over an existing file, even one it may replace") {
         write_file_atomic(out, "precious");
         TrainConfig c = tiny(Task::causal, 20);
         c.lr = 1e6, c.warmup = 0, c.out = out;
+        CHECK_THROWS_WITH(train(c), Catch::Contains("'" + out + "' holds text, not a checkpoint; it is left alone"));
+        c.overwrite = true;
         CHECK_THROWS_AS(train(c), TrainingDiverged);
         CHECK_THROWS_WITH(train(c), Catch::Contains("diverged at step") && Catch::Contains("peak 1e+06") &&
                                         Catch::Contains("was not written"));
         CHECK(read_file(out) == "precious");
     }
     SECTION("weights poisoned after the checkpoint of step 5: the run stops at step 6, step 5 stays") {
+        std::filesystem::remove(out);
         TrainConfig c = tiny(Task::causal, 20);
         c.out = out;
         c.on_eval = [](std::int64_t step, nn::Transformer& m) {
@@ -194,6 +200,46 @@ TEST_CASE("divergence stops training, names the step, and keeps the last good ch
                                         Catch::Contains("keeps step 5"));
         const nn::LoadedCheckpoint kept = nn::load_checkpoint(out);  // finite: the loader would refuse NaN
         CHECK(kept.step == 5);
+    }
+}
+
+TEST_CASE("divergence after a worse evaluation writes the best one back, and its record says so", "[lab][train][errors]") {
+    const std::string out = tmp("diverge_best.safetensors");
+    std::filesystem::remove(out);
+    TrainConfig c = tiny(Task::causal, 30);
+    c.out = out;
+    c.eval_every = 1;
+    c.on_eval = [](std::int64_t step, nn::Transformer& m) {
+        NoGradGuard no_grad;
+        float* w = m.head.weight.detach().data_ptr<float>();
+        // A worse model, finite: with the output layer zeroed every token is equally likely, so
+        // step 11 evaluates near ln V, above step 10's loss (still below twice it).
+        if (step == 10) std::fill(w, w + m.head.weight.numel(), 0.0f);
+        if (step == 11) w[0] = NAN;  // then the run breaks at step 12
+    };
+    CHECK_THROWS_WITH(train(c), Catch::Contains("diverged at step 12: the loss is nan") &&
+                                    Catch::Contains("keeps step 10, the best validation loss"));
+    const nn::LoadedCheckpoint kept = nn::load_checkpoint(out);
+    CHECK(kept.step == 10);
+    CHECK(kept.metadata.at("kept") == "best");
+    CHECK(kept.metadata.at("best_step") == "10");
+    CHECK(kept.metadata.at("diverged_at") == "12");
+    // The record continues to step 11 (the run's last evaluation); the checkpoint's curve ends at 10.
+    const std::string csv = read_file(loss_csv_path(out));
+    CHECK_THAT(csv, Catch::Contains("\n11,"));
+    CHECK(stored_run(kept, out).curve.size() == 10);
+    // What it holds is step 10's model itself, as a run stopped there writes it.
+    TrainConfig again = tiny(Task::causal, 30);
+    again.eval_every = 1;
+    again.out = tmp("diverge_best_again.safetensors");
+    std::filesystem::remove(again.out);
+    again.stop_after = 10;
+    train(again);
+    const nn::LoadedCheckpoint reference = nn::load_checkpoint(again.out);
+    for (const auto& p : reference.model->named_parameters()) {
+        INFO(p.name);
+        for (const auto& q : kept.model->named_parameters())
+            if (q.name == p.name) CHECK(bit_identical(p.tensor, q.tensor));
     }
 }
 
