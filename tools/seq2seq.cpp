@@ -261,7 +261,7 @@ int show(int argc, const char* const* argv) {
     lab::Options o("seq2seq show", "Decode one source with a seq2seq checkpoint and draw its attention alignment.");
     o.add_path("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
     o.add("digits", "\"D D ...\"", "3 1 4 1 5", "the source, digits 0-9 separated by spaces");
-    o.add_path("out", "DIR", "out/seq2seq", "where alignment.svg and alignment.png go");
+    o.add_folder("out", "out/seq2seq", "where alignment.svg and alignment.png go");
     o.parse(argc, argv);
     if (o.text("checkpoint").empty()) o.fail("checkpoint", "is required");
     if (o.text("out").empty()) o.fail("out", "needs a directory");
