@@ -348,7 +348,7 @@ TEST_CASE("seq2seq train: a second trainer on the same --out stops at once", "[t
 TEST_CASE("divergence keeps the best validation step on disk, and says at which step it stopped",
           "[tools][tinygpt][cli][outputs][divergence]") {
     const std::string dir = scratch("divergence");
-    SECTION("the issue's run: --lr 1000 --warmup 50 --steps 100 --eval-every 1") {
+    SECTION("a learning rate far too high: --lr 1000 --warmup 50 --steps 100 --eval-every 1") {
         const ProgramRun r = run("tinygpt", {"train", "--lr", "1000", "--warmup", "50", "--steps", "100", "--eval-every", "1",
                                              "--out", "dv.safetensors"}, dir, 120);
         INFO(r.output);
