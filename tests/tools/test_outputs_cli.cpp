@@ -311,7 +311,7 @@ TEST_CASE("seq2seq train replaces no other run's checkpoint without --overwrite"
 
 TEST_CASE("two trainers on one --out: the second stops at once, naming the first", "[tools][tinygpt][cli][outputs]") {
     const std::string dir = scratch("two_writers");
-    const std::vector<std::string> args = tiny({"--steps", "3000", "--eval-every", "500", "--out", "W.safetensors"});
+    const std::vector<std::string> args = tiny({"--steps", "10000", "--eval-every", "2500", "--out", "W.safetensors"});
     auto first = std::async(std::launch::async, [&] { return run("tinygpt", args, dir, 120); });
     for (int i = 0; i < 200 && !fs::exists(dir + "/W.safetensors.lock"); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -329,7 +329,7 @@ TEST_CASE("two trainers on one --out: the second stops at once, naming the first
     CHECK(one.exit_code == 0);
     CHECK_THAT(one.output, Contains("wrote W.safetensors"));
     CHECK_FALSE(fs::exists(dir + "/W.safetensors.lock"));  // released and removed
-    CHECK(metadata(dir + "/W.safetensors").at("step") == "3000");
+    CHECK(metadata(dir + "/W.safetensors").at("step") == "10000");
 }
 
 TEST_CASE("seq2seq train: a second trainer on the same --out stops at once", "[tools][seq2seq][cli][outputs]") {
@@ -377,7 +377,7 @@ TEST_CASE("kill -9: the next write removes the killed writer's temporaries; chec
           "[tools][tinygpt][cli][outputs]") {
     const std::string dir = scratch("kill9");
     // A run killed (SIGKILL, by run_program's timeout) in the middle of its evaluations.
-    const ProgramRun killed = run("tinygpt", tiny({"--steps", "400000", "--eval-every", "1", "--out", "K.safetensors"}), dir, 1.5);
+    const ProgramRun killed = run("tinygpt", tiny({"--steps", "400000", "--eval-every", "1", "--out", "K.safetensors"}), dir, 3);
     REQUIRE(killed.timed_out);
     REQUIRE(fs::exists(dir + "/K.safetensors"));
     // What SIGKILL mid-write leaves: a temporary of a process that is gone (this child's pid is).
