@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <sys/stat.h>
 
 #include "training/run_config.hpp"
 
@@ -21,6 +22,11 @@ void Options::add_path(const std::string& name, const std::string& value_name, c
                        const std::string& help) {
     add(name, value_name, default_value, help);
     flags_.back().is_path = true;
+}
+
+void Options::add_folder(const std::string& name, const std::string& default_value, const std::string& help) {
+    add_path(name, "DIR", default_value, help);
+    flags_.back().is_folder = true;
 }
 
 void Options::add_switch(const std::string& name, const std::string& help) {
@@ -96,6 +102,11 @@ void Options::parse(int argc, const char* const* argv) {
         if (f->given) usage_error("--" + f->name + " is given twice");
         f->value = value, f->given = true;
         if (f->is_path && value.empty()) fail(f->name, "an empty path names no file or folder");
+    }
+    for (const Flag& f : flags_) {
+        struct stat st {};
+        if (f.is_folder && ::stat(f.value.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+            fail(f.name, "exists and is not a folder; it is left alone (give a new or existing folder)");
     }
 }
 

@@ -32,6 +32,9 @@ public:
     // Declares --name PATH, a file or folder: an empty value is refused by parse() (exit 2).
     void add_path(const std::string& name, const std::string& value_name, const std::string& default_value,
                   const std::string& help);
+    // Declares --name DIR, a folder the program writes into: parse() also refuses (exit 2) a
+    // value, given or default, that exists and is not a directory, before any work is done.
+    void add_folder(const std::string& name, const std::string& default_value, const std::string& help);
     // Declares the bare switch --name: on() is true when it is given.
     void add_switch(const std::string& name, const std::string& help);
     // Reads argv; prints --help and exits 0, or exits 2 on an unknown flag or a missing value.
@@ -62,6 +65,7 @@ private:
         bool given = false;
         bool is_switch = false;
         bool is_path = false;
+        bool is_folder = false;
     };
     const Flag& flag(const std::string& name) const;
     Flag* find(const std::string& name);

@@ -172,7 +172,7 @@ void read_labels(const std::string& npy_path, const plots::Matrix& m, plots::Hea
 
 int main(int argc, char** argv) {
     lab::Options opt("gallery", "The summary sheet and out/index.html: every figure the phases drew, with its caption.");
-    opt.add_path("out", "DIR", "out", "read DIR/phaseN/ and DIR/data/; write DIR/summary_all_phases and DIR/index.html");
+    opt.add_folder("out", "out", "read DIR/phaseN/ and DIR/data/; write DIR/summary_all_phases and DIR/index.html");
     opt.parse(argc, argv);
     const std::string out = opt.text("out");
     try {

@@ -319,7 +319,7 @@ void write_index(const std::string& dir, const std::vector<IndexEntry>& entries)
 
 int main(int argc, char** argv) {
     attnlab::lab::Options opt("plots_demo", "One example of every chart type of plots/, drawn from seeded toy attention data.");
-    opt.add_path("out", "DIR", "out/plots_demo", "write DIR/<chart>.svg + .png, the GIF and DIR/index.html");
+    opt.add_folder("out", "out/plots_demo", "write DIR/<chart>.svg + .png, the GIF and DIR/index.html");
     opt.add("frames", "K", "0", "also write K of the rotating GIF's 36 frames as PNGs (0 to 36)");
     opt.parse(argc, argv);
     const std::string dir = opt.text("out");

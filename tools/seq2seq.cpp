@@ -10,6 +10,8 @@
 // experiments/seq2seq_experiment.hpp); the checkpoint format is nn/seq2seq_checkpoint.hpp, which also
 // keeps the task (the source lengths trained on) and the run's settings.
 //
+// `train` writes --out only if it is new or holds this same run (or the run --resume continues),
+// unless --overwrite, and locks it while it trains (io/fileio.hpp's rule for every output).
 // Every command has --help. A bad flag or value exits 2 with a message naming it (app/options);
 // a file that cannot be used (missing, corrupt, not a seq2seq checkpoint) exits 1 naming it.
 #include <cstdio>
@@ -130,7 +132,6 @@ void check_out(const lab::Options& o, const std::string& out, std::map<std::stri
 // --per-length may change. The file is checked whole before anything is allocated.
 int resume(const lab::Options& o, std::int64_t stop_after, std::int64_t per_length) {
     const std::string path = o.text("resume");
-    if (path.empty()) o.fail("resume", "needs a file path");
     nn::LoadedSeq2Seq loaded = nn::load_seq2seq(path);  // IOError naming the file: exit 1; read once
     lab::ReversalModel m = lab::reversal_model(loaded, path);  // the model; `loaded` keeps the training state
     if (!loaded.has_training_state)
@@ -261,10 +262,9 @@ int show(int argc, const char* const* argv) {
     lab::Options o("seq2seq show", "Decode one source with a seq2seq checkpoint and draw its attention alignment.");
     o.add_path("checkpoint", "PATH", "", "the model (`seq2seq train` writes it)");
     o.add("digits", "\"D D ...\"", "3 1 4 1 5", "the source, digits 0-9 separated by spaces");
-    o.add_path("out", "DIR", "out/seq2seq", "where alignment.svg and alignment.png go");
+    o.add_folder("out", "out/seq2seq", "where alignment.svg and alignment.png go");
     o.parse(argc, argv);
     if (o.text("checkpoint").empty()) o.fail("checkpoint", "is required");
-    if (o.text("out").empty()) o.fail("out", "needs a directory");
     data::Digits source;
     if (const std::string why = lab::parse_digits(o.text("digits"), source); !why.empty()) o.fail("digits", why);
     const lab::ReversalModel m = lab::load_reversal_model(o.text("checkpoint"));

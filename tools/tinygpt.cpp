@@ -632,12 +632,13 @@ int main(int argc, char** argv) {
                          {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
-                   "What it writes: --out and its loss CSV, nothing else. An empty path, a directory, the corpus, "
-                   "another kind of file or\nanother run's checkpoint (other settings, steps or data) is refused unless "
-                   "--overwrite; continuing a run (--resume X,\nor the same run again) may write its own file. A run that "
-                   "diverges (a loss, gradient or weight not finite, or a\nvalidation loss above twice its best and above "
-                   "ln V) stops with exit status 1 naming the step, and leaves the best\nvalidation step's checkpoint. A "
-                   "killed run leaves its last checkpoint whole; the next write removes its temporaries.",
+                   "What it writes: --out, its loss CSV and, while it runs, --out.lock; nothing else. An empty path,\n"
+                   "a directory, the corpus, another kind of file or another run's checkpoint (other settings, steps\n"
+                   "or data) is refused unless --overwrite; continuing a run (--resume X, or the same run again) may\n"
+                   "write its own file. A run that diverges (a loss, gradient or weight not finite, or a validation\n"
+                   "loss above twice its best and above ln V) stops with exit status 1 naming the step, and leaves\n"
+                   "the best validation step's checkpoint. A killed run leaves its last checkpoint whole; the next\n"
+                   "write removes its temporaries.",
                    declare_train}},
         {"generate", {"Continue --prompt with a causal model from --checkpoint.", declare_generate}},
         {"eval", {"Per-token loss of --prompt under --checkpoint; dump logits and attention as .npy.", declare_eval}},

@@ -29,7 +29,7 @@ void add_common_flags(lab::Options& o, const CommonDefaults& d) {
         o.add_path("checkpoint", "PATH", "out/checkpoints/" + d.model + ".safetensors",
               "the trained model to study (any attnlab checkpoint of the same kind)");
     o.add("seed", "N", std::to_string(d.seed), "seed of everything random the phase does");
-    o.add_path("out", "DIR", "out", "write DIR/" + d.phase + "/ (figures, metrics.json) and DIR/data/ (for the summary sheet)");
+    o.add_folder("out", "out", "write DIR/" + d.phase + "/ (figures, metrics.json) and DIR/data/ (for the summary sheet)");
 }
 
 nn::LoadedCheckpoint load_model(const lab::Options& o, lab::Task standard, const std::string& flag) {

@@ -122,6 +122,48 @@ TEST_CASE("--out '' is refused by the option parser of every program that has --
     for (const char* root : {"/phase1", "/data", "/index.html", "/summary_all_phases.svg"}) CHECK_FALSE(fs::exists(root));
 }
 
+TEST_CASE("--out naming the wrong kind of thing is refused before any work, and left alone",
+          "[tools][cli][outputs][bad-input]") {
+    const std::string dir = scratch("wrong_kind");
+    write_file_atomic(dir + "/afile", "mine\n");
+    fs::create_directories(dir + "/adir");
+    struct Case {
+        std::vector<std::string> program;  // program, then its command if any
+        std::string out, says;
+    };
+    const std::string not_folder = "--out '" + dir + "/afile': exists and is not a folder; it is left alone";
+    const std::vector<Case> cases{
+        {{"phase1_single_head"}, dir + "/afile", not_folder},
+        {{"phase2_multi_head"}, dir + "/afile", not_folder},
+        {{"phase3_visualization"}, dir + "/afile", not_folder},
+        {{"phase4_causal"}, dir + "/afile", not_folder},
+        {{"phase5_seq2seq"}, dir + "/afile", not_folder},
+        {{"gallery"}, dir + "/afile", not_folder},
+        {{"plots_demo"}, dir + "/afile", not_folder},
+        {{"bench_matmul"}, dir + "/afile", not_folder},
+        {{"seq2seq", "show", "--checkpoint", dir + "/afile", "--digits", "1 2 3"}, dir + "/afile", not_folder},
+        {{"tinygpt", "train"}, dir + "/adir", "--out '" + dir + "/adir' is a directory"},
+        {{"tinygpt", "train"}, dir + "/adir/", "is a directory"},
+        {{"seq2seq", "train"}, dir + "/adir", "--out '" + dir + "/adir' is a directory; only a regular file is ever replaced"},
+        {{"seq2seq", "train"}, dir + "/new/", "names a directory, not a file"},
+        {{"seq2seq", "train"}, "/dev/null", "is a character device"},
+    };
+    for (const Case& c : cases) {
+        std::vector<std::string> args(c.program.begin() + 1, c.program.end());
+        args.insert(args.end(), {"--out", c.out});
+        const auto t0 = std::chrono::steady_clock::now();
+        const ProgramRun r = run(c.program[0], args, dir, 30);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        INFO(c.program[0] << " --out " << c.out << "\n" << r.output);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.output, Contains(c.says));
+        CHECK(seconds < 5);  // refused at once, not after the program's work
+    }
+    CHECK(read_file(dir + "/afile") == "mine\n");
+    CHECK(fs::is_empty(dir + "/adir"));
+    CHECK_FALSE(fs::exists(dir + "/new"));
+}
+
 TEST_CASE("tinygpt train replaces no other run's checkpoint and no other file without --overwrite",
           "[tools][tinygpt][cli][outputs][bad-input]") {
     const std::string dir = scratch("tinygpt_runs");
@@ -269,7 +311,7 @@ TEST_CASE("seq2seq train replaces no other run's checkpoint without --overwrite"
 
 TEST_CASE("two trainers on one --out: the second stops at once, naming the first", "[tools][tinygpt][cli][outputs]") {
     const std::string dir = scratch("two_writers");
-    const std::vector<std::string> args = tiny({"--steps", "3000", "--eval-every", "500", "--out", "W.safetensors"});
+    const std::vector<std::string> args = tiny({"--steps", "10000", "--eval-every", "2500", "--out", "W.safetensors"});
     auto first = std::async(std::launch::async, [&] { return run("tinygpt", args, dir, 120); });
     for (int i = 0; i < 200 && !fs::exists(dir + "/W.safetensors.lock"); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -287,7 +329,7 @@ TEST_CASE("two trainers on one --out: the second stops at once, naming the first
     CHECK(one.exit_code == 0);
     CHECK_THAT(one.output, Contains("wrote W.safetensors"));
     CHECK_FALSE(fs::exists(dir + "/W.safetensors.lock"));  // released and removed
-    CHECK(metadata(dir + "/W.safetensors").at("step") == "3000");
+    CHECK(metadata(dir + "/W.safetensors").at("step") == "10000");
 }
 
 TEST_CASE("seq2seq train: a second trainer on the same --out stops at once", "[tools][seq2seq][cli][outputs]") {
@@ -306,7 +348,7 @@ TEST_CASE("seq2seq train: a second trainer on the same --out stops at once", "[t
 TEST_CASE("divergence keeps the best validation step on disk, and says at which step it stopped",
           "[tools][tinygpt][cli][outputs][divergence]") {
     const std::string dir = scratch("divergence");
-    SECTION("the issue's run: --lr 1000 --warmup 50 --steps 100 --eval-every 1") {
+    SECTION("a learning rate far too high: --lr 1000 --warmup 50 --steps 100 --eval-every 1") {
         const ProgramRun r = run("tinygpt", {"train", "--lr", "1000", "--warmup", "50", "--steps", "100", "--eval-every", "1",
                                              "--out", "dv.safetensors"}, dir, 120);
         INFO(r.output);
@@ -335,7 +377,7 @@ TEST_CASE("kill -9: the next write removes the killed writer's temporaries; chec
           "[tools][tinygpt][cli][outputs]") {
     const std::string dir = scratch("kill9");
     // A run killed (SIGKILL, by run_program's timeout) in the middle of its evaluations.
-    const ProgramRun killed = run("tinygpt", tiny({"--steps", "400000", "--eval-every", "1", "--out", "K.safetensors"}), dir, 1.5);
+    const ProgramRun killed = run("tinygpt", tiny({"--steps", "400000", "--eval-every", "1", "--out", "K.safetensors"}), dir, 3);
     REQUIRE(killed.timed_out);
     REQUIRE(fs::exists(dir + "/K.safetensors"));
     // What SIGKILL mid-write leaves: a temporary of a process that is gone (this child's pid is).
@@ -424,4 +466,34 @@ TEST_CASE("--keep best: the checkpoint holds the lowest validation loss, the CSV
         CHECK(bad.exit_code == 2);
         CHECK_THAT(bad.output, Contains(says));
     }
+}
+
+TEST_CASE("a corpus run that overfits says so, and its checkpoint stays at the best step", "[tools][tinygpt][cli][outputs]") {
+    const std::string dir = scratch("overfit");
+    // Words in no order at all: nothing to learn beyond their frequencies, so the model soon
+    // memorises its training text and the held-out loss rises.
+    const std::vector<std::string> words{"the", "cat", "dog", "sat", "ran", "on", "a", "mat", "log", "big", "small", "red"};
+    std::string text;
+    std::uint64_t state = 1;
+    for (int line = 0; line < 40; ++line, text += "\n")
+        for (int w = 0; w < 8; ++w) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            text += (w ? " " : "") + words[(state >> 33) % words.size()];
+        }
+    write_file_atomic(dir + "/noise.txt", text);
+    const ProgramRun r = run("tinygpt", {"train", "--corpus", "noise.txt", "--tokens", "words", "--steps", "300", "--eval-every", "10",
+                                         "--lr", "0.01", "--warmup", "5", "--d-model", "32", "--context", "8", "--batch", "8"},
+                             dir, 120);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::size_t at = r.output.find("| val rising 3 evals (best ");
+    REQUIRE(at != std::string::npos);
+    const std::string checkpoint = dir + "/out/runs/noise_words_causal_model.safetensors";
+    const auto evals = evaluations(dir + "/out/runs/noise_words_causal_model.loss.csv");
+    CHECK(evals.size() == 30);  // the record has every evaluation
+    const auto best = *std::min_element(evals.begin(), evals.end(), [](auto x, auto y) { return x.second < y.second; });
+    CHECK(best.first < evals.back().first);
+    const auto meta = metadata(checkpoint);
+    CHECK(meta.at("step") == std::to_string(best.first));
+    CHECK(meta.at("best_step") == std::to_string(best.first));
 }
