@@ -6,11 +6,15 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tensor/reference.hpp"
 #include "training/run_config.hpp"
 
 namespace attnlab::lab {
 
-Options::Options(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {}
+// Every program takes --reference: it runs the reading path's readable code (tensor/reference.hpp).
+Options::Options(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {
+    add_switch("reference", "run the readable reference code: composed attention, plain matmul, one thread");
+}
 
 void Options::add(const std::string& name, const std::string& value_name, const std::string& default_value,
                   const std::string& help) {
@@ -90,6 +94,7 @@ void Options::parse(int argc, const char* const* argv) {
         if (f->given) usage_error("--" + f->name + " is given twice");
         f->value = value, f->given = true;
     }
+    if (on("reference")) set_reference_mode(true);
 }
 
 bool Options::given(const std::string& name) const { return flag(name).given; }
