@@ -7,11 +7,15 @@
 #include <cstdlib>
 #include <sys/stat.h>
 
+#include "tensor/reference.hpp"
 #include "training/run_config.hpp"
 
 namespace attnlab::lab {
 
-Options::Options(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {}
+// Every program takes --reference: it runs the reading path's readable code (tensor/reference.hpp).
+Options::Options(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {
+    add_switch("reference", "run the readable reference code: composed attention, plain matmul, one thread");
+}
 
 void Options::add(const std::string& name, const std::string& value_name, const std::string& default_value,
                   const std::string& help) {
@@ -108,6 +112,7 @@ void Options::parse(int argc, const char* const* argv) {
         if (f.is_folder && ::stat(f.value.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
             fail(f.name, "exists and is not a folder; it is left alone (give a new or existing folder)");
     }
+    if (on("reference")) set_reference_mode(true);
 }
 
 bool Options::given(const std::string& name) const { return flag(name).given; }

@@ -90,6 +90,7 @@ static void run_backward(const Tensor& root, const Tensor& seed, bool retain_gra
         return;
     }
     NoGradGuard no_grad;  // backward functions compute with plain ops; nothing to record
+    TraceBackwardSweep quiet;  // nor to trace: each node's bwd line stands for its ops
     const std::vector<std::shared_ptr<TensorImpl>> order = topological_order(root.impl_ptr());
     // Intermediates start empty even if a retained grad was left from a previous backward.
     for (const auto& t : order)

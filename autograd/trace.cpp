@@ -20,6 +20,7 @@ std::ostream* sink_from_environment() {
     return v && *v && std::strcmp(v, "0") != 0 ? &std::cerr : nullptr;
 }
 
+thread_local bool t_in_backward_sweep = false;  // TraceBackwardSweep: the engine is running backward functions
 std::int64_t op_count = 0;  // ops traced so far: the "#n" of the next one is op_count + 1
 std::mutex trace_mutex;     // keeps each line whole
 
@@ -38,7 +39,7 @@ void write_line(const std::string& line) {
 std::ostream* trace_sink = sink_from_environment();
 
 void trace_forward(const char* name, std::span<const Tensor> inputs, const Tensor& out, Node* node) {
-    if (!GradMode::enabled()) return;  // inside backward or NoGradGuard: no graph sees this op
+    if (t_in_backward_sweep) return;  // part of a backward function: its bwd line stands for it
     const std::int64_t id = ++op_count;
     if (node) node->trace_id = id;
     std::string line = padded("fwd #" + std::to_string(id), 10) + padded(name, 16);
@@ -57,6 +58,9 @@ void trace_backward(std::size_t step, std::size_t steps, const Node& node, const
     }
     write_line(line);
 }
+
+TraceBackwardSweep::TraceBackwardSweep() : prev_(t_in_backward_sweep) { t_in_backward_sweep = true; }
+TraceBackwardSweep::~TraceBackwardSweep() { t_in_backward_sweep = prev_; }
 
 TraceGuard::TraceGuard(std::ostream& out) : prev_sink_(trace_sink), prev_count_(op_count) {
     trace_sink = &out;

@@ -14,10 +14,12 @@
 //
 // "#3" numbers the ops in the order they ran; a backward line names the forward op
 // it undoes by that number, gives dL/d(output)'s shape, then one shape per input
-// ("-" where an input needs no gradient). A forward op none of whose inputs
-// requires grad records no node and is marked "(no grad)". Left out: ops run while recording is off
-// (NoGradGuard: evaluation, optimizer steps and the ops inside backward functions
-// themselves), which no graph sees. One thread at a time: lines from two threads
+// ("-" where an input needs no gradient). A forward op that records no node (none of
+// its inputs requires grad, or recording is off: evaluation, generation under
+// NoGradGuard) is marked "(no grad)"; so every op a program runs is listed, on every
+// path (a fast kernel that skips the tape, like linear()'s fused bias, is not taken
+// while tracing). Left out: the ops a backward function runs inside the engine's sweep,
+// which its "bwd" line stands for. One thread at a time: lines from two threads
 // tracing at once would interleave (each line is written whole).
 #pragma once
 #include <cstdint>
@@ -38,6 +40,19 @@ extern std::ostream* trace_sink;
 void trace_forward(const char* name, std::span<const Tensor> inputs, const Tensor& out, Node* node);
 void trace_backward(std::size_t step, std::size_t steps, const Node& node, const Tensor& grad_out,
                     const std::vector<Tensor>& grads);
+
+// RAII: while it lives (the engine's backward sweep, on this thread), ops print no
+// forward line.
+class TraceBackwardSweep {
+public:
+    TraceBackwardSweep();
+    ~TraceBackwardSweep();
+    TraceBackwardSweep(const TraceBackwardSweep&) = delete;
+    TraceBackwardSweep& operator=(const TraceBackwardSweep&) = delete;
+
+private:
+    bool prev_;
+};
 
 // RAII: traces to `out` while it lives, numbering ops from 1; restores the previous
 // sink (and its numbering) afterwards, so guards nest.

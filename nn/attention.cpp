@@ -1,12 +1,24 @@
 // attention.cpp — see attention.hpp.
 #include "nn/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "nn/flash_attention.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/reference.hpp"
 
 namespace attnlab::nn {
+
+// 1/√d_k keeps the scores' variance near 1 whatever the head width: q · k sums d_k
+// products of unit-variance terms, so unscaled scores grow like √d_k and saturate softmax.
+double attention_scale(const char* op, std::int64_t d_k, std::optional<double> scale) {
+    const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(std::max<std::int64_t>(d_k, 1))));
+    if (!std::isfinite(s) || s < 0)
+        throw ValueError(std::string(op) + ": scale must be a finite number >= 0, got " + std::to_string(s));
+    return s;
+}
 
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Mask& mask,
                                              std::optional<double> scale) {
@@ -79,6 +91,7 @@ const char* attention_path_name(AttentionPath p) {
 }
 
 AttentionPathChoice MultiHeadAttention::choose_path(bool weights_wanted) const {
+    if (reference_mode()) return {AttentionPath::composed, "reference mode: the readable formula, never the fused kernel"};
     if (trace_ && trace_->enabled) return {AttentionPath::composed, "the attention trace is enabled: it records the weights"};
     if (is_training() && dropout > 0)
         return {AttentionPath::composed, "dropout in training drops attention weights, which the fused kernel never forms"};
@@ -130,8 +143,8 @@ AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& ke
         heads.weights = attention_weights(q, k, mask, scale);                    // [B, H, Tq, Tk]
         heads.output = matmul(nn::dropout(heads.weights, dropout, *dropout_gen), v);  // [B, H, Tq, d_k]
     } else {
-        heads = last_path_.path == AttentionPath::fused ? AttentionResult{flash_attention(q, k, v, mask, scale), Tensor()}
-                                                        : scaled_dot_product_attention(q, k, v, mask, scale);
+        if (last_path_.path == AttentionPath::composed) heads = scaled_dot_product_attention(q, k, v, mask, scale);
+        else heads = {flash_attention(q, k, v, mask, scale), Tensor()};  // fast path: see nn/flash_attention.cpp; the line above is what it computes
     }
     if (trace_) trace_->record(layer_, heads.weights);
     if (trace_ && trace_->nudge(layer_).defined()) heads.output = heads.output + matmul(trace_->nudge(layer_), v);  // (A + E) v

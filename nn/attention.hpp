@@ -23,6 +23,10 @@ struct AttentionResult {
     Tensor weights;  // [..., Tq, Tk]   (MultiHeadAttention: [B, H, Tq, Tk]), rows sum to 1 (0 if fully masked)
 };
 
+// scale, or 1/√d_k when absent; a NaN, infinite or negative scale is a ValueError
+// naming `op` (both attention paths check it the same way).
+double attention_scale(const char* op, std::int64_t d_k, std::optional<double> scale);
+
 // q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v]; batch dims broadcast.
 // scale: 1/√d_k unless given (1.0 gives the unscaled variant of the phase-1 experiment).
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,

@@ -1,4 +1,4 @@
-// conv1d.hpp — a causal, dilated 1-D convolution over a sequence (seed 000's "CNN" row).
+// conv1d.hpp — a causal, dilated 1-D convolution over a sequence (the convolutional alternative to attention).
 //
 //   y[t] = b + Σ_j W[:, :, j] · x[t − d·(K − 1 − j)]      j = 0 … K−1, x[< 0] = 0
 //

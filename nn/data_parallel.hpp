@@ -1,4 +1,5 @@
-// data_parallel.hpp — a training step's forward and backward, split over the batch.
+// data_parallel.hpp — a training step's forward and backward, split over the batch: the
+// optional layer of training/step.cpp's plain step (reference mode never takes it).
 //
 // A toy model's ops are too small for two threads to share one (W4's largest product,
 // [512, 256] @ [256, 64], is 17 MFLOP: about a tenth of a millisecond on one core), so a

@@ -11,6 +11,8 @@
 // allocator's counters see them (the bench reports peak bytes from those counters).
 #include "nn/flash_attention.hpp"
 
+#include "nn/attention.hpp"  // attention_scale
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -27,13 +29,6 @@
 #include "tensor/vec_math.hpp"
 
 namespace attnlab::nn {
-
-double attention_scale(const char* op, std::int64_t d_k, std::optional<double> scale) {
-    const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(std::max<std::int64_t>(d_k, 1))));
-    if (!std::isfinite(s) || s < 0)
-        throw ValueError(std::string(op) + ": scale must be a finite number >= 0, got " + std::to_string(s));
-    return s;
-}
 
 namespace {
 
@@ -288,14 +283,14 @@ private:
 
 // Row stride of the kᵀ / vᵀ copies: Tk plus one cache line. With a power-of-two Tk,
 // rows exactly Tk apart would all map to the same L1 sets, and the tile product walks
-// down d_k of them at once (forward + backward at T 2048, 1 thread: 209 -> 200 ms of CPU time).
+// down d_k of them at once, and each load would evict the one before.
 inline std::int64_t transposed_stride(std::int64_t Tk) { return Tk + 16; }
 
 // y[c, r] = x[r, c] for one 16 × 16 block of floats, through registers a kLanes-square
 // block at a time (vec::transpose_block, which gemm's packing uses too): a load per row
-// and a store per column of each block, where element by element it was 256 loads and
-// 256 stores, 12% of kernel_flash_fwd_16x4x32x16 (perf, session 19). Against session
-// 19's AVX-512 intrinsics for the same block: kernel 1.06x, W6 0.99x (bench/ab.sh, 7 rounds).
+// and a store per column of each block, where element by element it would be 256 loads
+// and 256 stores (a large share of kernel_flash_fwd_16x4x32x16 in perf). Portable vector
+// extensions serve every target as well as AVX-512 intrinsics here.
 inline void transpose_16x16(const float* x, std::int64_t x_ld, float* y, std::int64_t y_ld) {
     namespace vec = ::attnlab::detail::vec;
     constexpr int W = vec::kLanes;
@@ -522,8 +517,7 @@ Shape batch_of(const Tensor& t) {
 }
 
 // The forward, and its backward recorded. lse is made when the caller asked for it or a
-// backward will need it: in inference (generation) nobody reads it, and its log per row
-// was 1% of W6.
+// backward will need it: in inference (generation) nobody reads it, and it costs a log per row.
 FlashAttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Mask& mask,
                             std::optional<double> scale_opt, bool lse_wanted) {
     if (q_in.dim() < 2 || k_in.dim() != q_in.dim() || v_in.dim() != q_in.dim() || q_in.size(-1) != k_in.size(-1) ||

@@ -40,12 +40,12 @@
 // contiguous, e.g. heads split off [B, T, H, d_k] by a transpose, or a k shared by
 // every head through expand); other views are copied first. The output's dims lie
 // in memory in q's order, as PyTorch's CPU flash kernel does: heads that came in as
-// a transposed view go out as one, and merging them back is a view, not a copy
-// (W6 1.05-1.08x, W4 1.00-1.10x in bench/ab.sh runs; docs/performance.md). Each value
-// is the same whatever the layout.
+// a transposed view go out as one, and merging them back is a view, not a copy.
+// Each value is the same whatever the layout.
 #pragma once
 #include <optional>
 
+#include "nn/attention.hpp"  // attention_scale: the same scale on both paths
 #include "nn/mask.hpp"
 
 namespace attnlab::nn {
@@ -71,9 +71,5 @@ FlashAttentionResult flash_attention_with_lse(const Tensor& q, const Tensor& k, 
 // also wastes more of the diagonal tile under a causal mask, so it stops at 512.
 inline constexpr std::int64_t kFlashQueryBlock = 64;
 inline constexpr std::int64_t kFlashKeyBlock = 512;
-
-// scale, or 1/√d_k when absent; a NaN, infinite or negative scale is a ValueError
-// naming `op` (both attention paths check it the same way).
-double attention_scale(const char* op, std::int64_t d_k, std::optional<double> scale);
 
 }  // namespace attnlab::nn

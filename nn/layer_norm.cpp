@@ -1,4 +1,5 @@
-// layer_norm.cpp — LayerNorm as one fused op, and the composed reference.
+// layer_norm.cpp — LayerNorm as one fused op: the fast path of LayerNorm::forward. Its
+// composed reference, the formula below as tensor ops, is layer_norm_reference in nn/layers.cpp.
 //
 // Per row x of width d:   μ = mean(x),  r = 1/√(var(x) + eps),  x̂ = (x − μ)·r,
 //                          y = x̂ ⊙ w + b
@@ -37,12 +38,12 @@ static double lane_sum(std::int64_t n, Term term) {
 // lane_sum's two sums over a float row, Σ x_j and Σ (x_j − m)², with its eight lanes as
 // one vector of doubles (vector extensions, as gemm_kernel.cpp's Vec: one zmm register
 // with AVX-512). Each lane adds the same terms in the same order, and the lanes are added
-// up in the same order at the end (a test writes the sums out element by element), but the
-// compiler no longer splits the lanes over two registers and spills them to add them up.
-// GCC at -O2 fuses (x − m)·(x − m) + lane into one multiply-add here as it did through
+// up in the same order at the end (a test writes the sums out element by element), and the
+// compiler keeps the lanes in one register instead of splitting and spilling them.
+// GCC at -O2 fuses (x − m)·(x − m) + lane into one multiply-add here as through
 // lane_sum's lambda, so its bits are lane_sum's; clang fuses only within one expression,
-// so it now fuses the squares here, where it did not through the lambda (backward's sums
-// still go through lane_sum).
+// so it fuses the squares here but not through the lambda (backward's sums go through
+// lane_sum).
 typedef double Lanes __attribute__((vector_size(8 * sizeof(double))));
 typedef float FloatLanes __attribute__((vector_size(8 * sizeof(float))));
 
@@ -68,8 +69,8 @@ static double float_row_sum(std::int64_t d, const float* row, double m) {
 
 // s / d, the mean of d terms that add up to s. When d is a power of two (64 in every toy
 // model), s · (1/d) is the same number, both being s/d correctly rounded, and a multiply
-// does not wait out a division's latency on every row. With float_row_sum above:
-// kernel_layer_norm_16x32x64 (forward + backward) 1.05x, W6 1.01x (taskset -c N bench/ab.sh).
+// does not wait out a division's latency on every row (bench_workloads'
+// kernel_layer_norm_16x32x64 times forward + backward).
 struct MeanOf {
     double d, inv_d;
     bool power_of_two;
@@ -105,12 +106,6 @@ static void normalise_row_backward(std::int64_t d, const T* __restrict row, cons
     }
 }
 
-Tensor layer_norm_reference(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
-    Tensor centered = x - x.mean(-1, true);
-    Tensor variance = var(x, -1, true, /*correction=*/0);  // biased, as PyTorch's layer_norm
-    return centered / sqrt(variance + eps) * weight + bias;
-}
-
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
     const std::int64_t d = weight.numel();
     if (x.dim() == 0 || x.size(-1) != d || weight.dim() != 1 || bias.shape() != weight.shape() ||
@@ -130,8 +125,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         // A block of rows per step: every row's mean, then every row's variance, then
         // their outputs. Each row's arithmetic is the same as one row at a time (the same
         // bits); side by side, the rows' chains of dependent additions overlap, where one
-        // row's chain mean -> variance -> 1/σ -> output left the core waiting
-        // (bench_workloads' kernel_layer_norm_16x32x64, forward + backward: 1.17x).
+        // row's chain mean -> variance -> 1/σ -> output leaves the core waiting
+        // (bench_workloads' kernel_layer_norm_16x32x64 times forward + backward).
         constexpr std::int64_t kBlock = 8;
         double m[kBlock], inv[kBlock];
         const MeanOf mean_of(d);

@@ -5,6 +5,7 @@
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/reference.hpp"
 
 namespace attnlab::nn {
 
@@ -35,10 +36,19 @@ LayerNorm::LayerNorm(std::int64_t dim, double eps_) : eps(eps_) {
     bias = register_parameter("bias", zeros({dim}));
 }
 
+// y = (x − mean(x)) / √(var(x) + eps) ⊙ w + b over the last dim, composed from tensor ops
+// (autograd differentiates it op by op).
+Tensor layer_norm_reference(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+    Tensor centered = x - x.mean(-1, true);
+    Tensor variance = var(x, -1, true, /*correction=*/0);  // biased, as PyTorch's layer_norm
+    return centered / sqrt(variance + eps) * weight + bias;
+}
+
 Tensor LayerNorm::forward(const Tensor& x) const {
     if (x.dim() == 0 || x.size(-1) != weight.size(0))
         throw ShapeError("LayerNorm: input " + x.shape().str() + " does not end in " + std::to_string(weight.size(0)));
-    return layer_norm(x, weight, bias, eps);
+    if (reference_mode()) return layer_norm_reference(x, weight, bias, eps);
+    return layer_norm(x, weight, bias, eps);  // fast path: see nn/layer_norm.cpp; the line above is what it computes
 }
 
 Dropout::Dropout(double p_, std::uint64_t seed) : p(p_), gen_(seed) {

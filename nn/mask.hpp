@@ -2,7 +2,7 @@
 //
 // One polarity everywhere: allowed = 1 = "may attend", blocked = 0. Applying a
 // mask sets the blocked scores to −∞ before softmax, so they get exactly zero
-// weight (seed 000: "Why −∞ instead of zero?"). A query whose every key is blocked
+// weight: a score of 0 would still get weight exp(0) > 0 after softmax. A query whose every key is blocked
 // gets a zero output row, zero weights and zero gradient (tensor/softmax.cpp's rule).
 //
 // Shapes: a mask is [Tq, Tk] (the same for every sequence, e.g. causal) or

@@ -5,8 +5,9 @@
 #include <numbers>
 
 #include "autograd/node.hpp"
+#include "nn/optim_fast.hpp"
 #include "tensor/ops.hpp"
-#include "tensor/vec_math.hpp"
+#include "tensor/reference.hpp"
 
 namespace attnlab::nn {
 
@@ -77,66 +78,44 @@ void SGD::step() {
     }
 }
 
-namespace {
-
-struct AdamConstants {
-    float step_size, inv_sqrt_bc2, b1, b2, e, decay, shrink;
-};
-
-// One parameter's update: a separate function with restrict pointers, the length
-// read once and the Adam/AdamW choice a template argument. The body is written once,
-// for a float or a whole vector of them (detail::vec::VF), so the vector loop and the
-// scalar tail do the same arithmetic in the same order: the same bits in every lane
-// (tests/nn/test_loss_optim.cpp checks a tail element against a vector lane). The
-// square root is spelled out: vec::sqrt, since GCC vectorises no std::sqrt. And AdamW's
-// decayed weight is vec::unfused: called from a lambda (session 21 tried the update in
-// runs over threads), GCC fused w·shrink − step into one multiply-subtract in the vector
-// loop and not in the tail, and the test above failed; inlined here, it fused neither.
-template <bool kDecoupled, typename V>
-inline void adam_element(V& w, V g, V& m, V& v, const AdamConstants& c, V (*root)(V)) {
-    if constexpr (kDecoupled) w = detail::vec::unfused(w * c.shrink);  // AdamW: decay the weight itself
-    else g += c.decay * w;                    // Adam: L2 penalty in the gradient
-    m = c.b1 * m + (1 - c.b1) * g;
-    v = c.b2 * v + (1 - c.b2) * g * g;
-    w -= c.step_size * m / (root(v) * c.inv_sqrt_bc2 + c.e);
-}
-
-template <bool kDecoupled>
-void adam_update(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
-                 std::int64_t n, const AdamConstants& c) {
-    namespace vec = detail::vec;
-    std::int64_t j = 0;
-    for (; j + vec::kLanes <= n; j += vec::kLanes) {
-        vec::VF wj = vec::load(w + j), mj = vec::load(m + j), vj = vec::load(v + j);
-        adam_element<kDecoupled, vec::VF>(wj, vec::load(g + j), mj, vj, c, vec::sqrt);
-        vec::store(w + j, wj), vec::store(m + j, mj), vec::store(v + j, vj);
-    }
-    for (; j < n; ++j) adam_element<kDecoupled, float>(w[j], g[j], m[j], v[j], c, [](float x) { return std::sqrt(x); });
-}
-
-}  // namespace
-
 Adam::Adam(std::vector<NamedParameter> params, double lr_, double beta1_, double beta2_, double eps_,
            double weight_decay_, bool decoupled_)
     : Optimizer(std::move(params), lr_), beta1(beta1_), beta2(beta2_), eps(eps_), weight_decay(weight_decay_),
       decoupled(decoupled_) {}
 
-void Adam::step() {
-    NoGradGuard no_grad;
-    ++steps_;
+// One parameter's update, as the formula reads, in float:
+//   Adam: g += λ·w          AdamW: w ← w·(1 − lr·λ)        (λ = weight_decay)
+//   m ← β1·m + (1 − β1)·g;  v ← β2·v + (1 − β2)·g²
+//   w ← w − lr·m̂ / (√v̂ + eps),  with m̂ = m / (1 − β1ᵗ) and v̂ = v / (1 − β2ᵗ)
+// The corrections are folded into two constants, step_size = lr / (1 − β1ᵗ) and
+// 1/√(1 − β2ᵗ), as PyTorch does (and as the fast path does, so both round alike: Adam
+// divides by √v, which magnifies any rounding difference in a gradient near zero).
+void Adam::update(float* w, const float* g, float* m, float* v, std::int64_t n) const {
     const double bc1 = 1 - std::pow(beta1, static_cast<double>(steps_));
     const double bc2 = 1 - std::pow(beta2, static_cast<double>(steps_));
     const float step_size = static_cast<float>(lr / bc1), inv_sqrt_bc2 = static_cast<float>(1 / std::sqrt(bc2));
     const float b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2), e = static_cast<float>(eps);
     const float decay = static_cast<float>(weight_decay), shrink = static_cast<float>(1 - lr * weight_decay);
-    const AdamConstants c{step_size, inv_sqrt_bc2, b1, b2, e, decay, shrink};
+    for (std::int64_t j = 0; j < n; ++j) {
+        float gj = g[j];
+        if (decoupled) w[j] = w[j] * shrink;  // AdamW: decay the weight itself
+        else gj += decay * w[j];             // Adam: L2 penalty in the gradient
+        m[j] = b1 * m[j] + (1 - b1) * gj;
+        v[j] = b2 * v[j] + (1 - b2) * gj * gj;
+        w[j] -= step_size * m[j] / (std::sqrt(v[j]) * inv_sqrt_bc2 + e);
+    }
+}
+
+void Adam::step() {
+    NoGradGuard no_grad;
+    ++steps_;
     for (std::size_t i = 0; i < params_.size(); ++i) {
         const Tensor& p = params_[i].tensor;
         if (!p.grad().defined()) continue;
         float* m = buffer("exp_avg", i).data_ptr<float>();
         float* v = buffer("exp_avg_sq", i).data_ptr<float>();
-        if (decoupled) adam_update<true>(p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel(), c);
-        else adam_update<false>(p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel(), c);
+        if (reference_mode()) update(p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel());
+        else adam_update_fast(*this, p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel());  // fast path: see nn/optim_fast.cpp; update() is what it computes
     }
 }
 

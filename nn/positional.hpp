@@ -1,10 +1,10 @@
 // positional.hpp — positional encodings: telling a model where each token sits.
 //
-// Attention by itself is permutation invariant (seed 003 §9): shuffle the keys and
+// Attention by itself is permutation invariant: shuffle the keys and
 // the weights shuffle with them. Two standard fixes, both added to the token
 // embeddings:
 //
-//   sinusoidal (Vaswani et al., 2017, §3.5), fixed:
+//   sinusoidal (Vaswani et al., 2017, section 3.5), fixed:
 //     PE(pos, 2i)   = sin(pos / 10000^(2i / d_model))
 //     PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model))
 //   Dimension pair i is a sinusoid of wavelength 2π · 10000^(2i/d_model): from 2π

@@ -1,4 +1,4 @@
-// scoring.hpp — the four ways to score a query against a key (seed 004 §5), as
+// scoring.hpp — the four ways to score a query against a key (dot, scaled dot, general and additive), as
 // interchangeable modules.
 //
 //   dot             score(s, h) = sᵀ h                      (Luong "dot")
@@ -46,7 +46,7 @@ public:
     std::string name() const override { return "dot"; }
 };
 
-// sᵀ h / √d_k: the dot product kept at unit variance as d grows (seed 004 §4.2).
+// sᵀ h / √d_k: the dot product kept at unit variance as d grows.
 class ScaledDotScoring : public Scoring {
 public:
     Tensor score(const Tensor& query, const Tensor& prepared) const override;

@@ -1,4 +1,4 @@
-// seq2seq.hpp — a GRU encoder–decoder with attention (seed 004 §8; Bahdanau et al., 2015).
+// seq2seq.hpp — a GRU encoder–decoder with attention (Bahdanau et al., 2015).
 //
 //   encoder:  h_i = [→h_i; ←h_i], a GRU reading left to right and one reading right to
 //             left, each hidden/2 wide (bidirectional, as Bahdanau et al.)   keys and values, [B, S, hidden]
@@ -20,7 +20,7 @@
 // →h_i has read x_1..x_i and ←h_i has read x_S..x_i, so x_i is the newest token of
 // both halves only at position i; the step encodings make "position i" exact.
 //
-// Without attention (Cho et al., 2014; seed 004 exercise 4) step 1 is skipped and
+// Without attention (Cho et al., 2014) step 1 is skipped and
 // c_t = s_0 at every step: the decoder sees the source only through the final
 // encoder states — the bottleneck. Everything else, including the parameter
 // count apart from the scorer's, is the same model.

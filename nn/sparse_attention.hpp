@@ -2,8 +2,8 @@
 // two of them give exact zeros: sparsemax and top-k softmax.
 //
 // softmax gives every key some weight, however small: exp(s) > 0 for any finite s.
-// The alternatives (seed 004's suggested modification, "replace softmax with
-// sparsemax or top-k selection"):
+// Two alternatives replace softmax with a
+// selection that can give keys exactly zero weight:
 //
 //   sparsemax(z) = argmin_{p ∈ simplex} ‖p − z‖²   (Martins & Astudillo, 2016)
 //               = max(z − τ, 0), with τ chosen so the result sums to 1.

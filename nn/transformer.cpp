@@ -19,6 +19,8 @@ Block::Block(const TransformerConfig& c, Generator& gen)
 Tensor Block::forward(const Tensor& x, const Mask& mask, KVCache* cache) {
     // Residual dropout (train mode): each branch's output, before it joins the stream.
     auto drop = [&](const Tensor& t) { return is_training() && dropout > 0 ? nn::dropout(t, dropout, *dropout_gen) : t; };
+    // attn.forward_output runs the composed formula (nn/attention.cpp) in reference mode and
+    // the fused kernel otherwise: MultiHeadAttention::attend's one dispatch point.
     Tensor h = x + drop(attn.forward_output(ln1.forward(x), mask, cache));  // tokens exchange information
     return h + drop(mlp.forward(ln2.forward(h)));                          // each token computes on its own
 }

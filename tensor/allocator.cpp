@@ -76,11 +76,9 @@ Cache::~Cache() {
     for (const Block& b : by_age) free_block(b.p);
 }
 
-// Per thread, without a lock. One cache for the whole process behind a mutex made two
-// threads training two halves of a batch at once (nn/data_parallel.hpp) wait on each other:
-// W4 in 2 shards on 2 threads took 2.79 ms with it and 2.31 ms with per-thread caches
-// (median of six interleaved bench_sharded_step --rounds 3 runs); one thread gains and loses
-// nothing (bench/ab.sh, 7 rounds). A block freed on another thread than the one that
+// Per thread, without a lock. One cache for the whole process behind a mutex would make
+// two threads training two halves of a batch at once (nn/data_parallel.hpp) wait on each
+// other (bench_sharded_step measures that step); one thread gains and loses nothing. A block freed on another thread than the one that
 // allocated it joins the freeing thread's cache, so a thread that keeps freeing what another
 // allocates starves that one's cache: DataParallel frees each replica's gradients on the
 // thread that computes its next ones.

@@ -95,11 +95,9 @@ struct Blocking {
     static constexpr int64_t NC = 128 * TileShape<T>::NR;
 };
 
-// A thread's share of the work must be at least kMinFlopsPerChunk (parallel.hpp,
-// which says how it was measured): 2 threads vs 1 on the quiet 2-core VM, float,
-// n x n x n, best of 15, with the old sleeping pool: 0.5x at n=128 (4 MFLOP),
-// break-even at n=192 (14 MFLOP), 1.4x at n=256, 1.7x at n=512, 1.9x at n=1024. A worker
-// that spins before it sleeps takes a hand-off much sooner, hence today's lower floor.
+// A thread's share of the work must be at least kMinFlopsPerChunk (parallel.hpp says
+// why): below it, handing a share to another thread costs more than it saves
+// (bench_matmul, 2 threads against 1, shows where the split starts to pay).
 constexpr double kMinFlopsPerThread = kMinFlopsPerChunk;
 
 constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -406,8 +404,8 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
     // its slivers would serve few column tiles: packing reads and writes every element
     // once, about as much as the micro-kernel's own work on it for N of two tiles (W6's
     // and W4's [T, 64] @ [64, 64]), and the packed copy buys nothing the rows in L1 do not.
-    // Measured with bench/ab.sh (5 rounds): up to 8 tiles, W4 1.05x and W6 1.08x faster
-    // than always packing; 2 or all tiles within the noise of 8.
+    // The limit of 8 tiles is where reading in place stops paying (compare with
+    // bench/ab.sh against always packing).
     const bool a_in_place = kReadsAInPlace<T> && a_cs == 1 && a_rs > 0 &&
                             a_rs * int64_t(sizeof(T)) <= kMaxRowBytesInPlaceA && N <= kMaxColumnTilesInPlaceA * NR;
 

@@ -1,23 +1,24 @@
-// matmul.cpp — the matrix product with PyTorch's batching rules, on top of gemm.
+// matmul.cpp — the matrix product with PyTorch's batching rules, its backward, and linear().
+//
+//   out[..., i, j] = Σ_p a[..., i, p] · b[..., p, j]
 //
 //   [n, k] @ [k, m]            -> [n, m]
 //   [..., n, k] @ [..., k, m]  -> [..., n, m]   leading (batch) dims broadcast
 //   a 1-D left operand is a row [1, k], a 1-D right operand a column [k, 1];
 //   the added dim is removed from the result (so 1-D @ 1-D is a dot product).
 //
-// The arithmetic is all in tensor/gemm.cpp, which takes element strides, so
-// transposed views (k.mT() in attention) are multiplied without a copy.
-#include <algorithm>
-#include <array>
+// Attention's scores are this op: q @ kᵀ puts the dot product q_i · k_j at [i, j].
+// plain_matmul below is the formula as three loops; the fast kernel (register tiles,
+// packed weights, the thread pool: tensor/matmul_fast.cpp) computes the same numbers
+// and is taken at the one dispatch point in matmul_nd, unless reference mode is on.
 #include <vector>
 
 #include "autograd/node.hpp"
 #include "autograd/trace.hpp"
-#include "tensor/gemm.hpp"
 #include "tensor/iter.hpp"
+#include "tensor/matmul_fast.hpp"
 #include "tensor/ops.hpp"
-#include "tensor/packed_weights.hpp"
-#include "tensor/parallel.hpp"
+#include "tensor/reference.hpp"
 
 namespace attnlab {
 
@@ -27,17 +28,38 @@ static Shape without_last_two(Shape s) {
     return s;
 }
 
-static Tensor matmul_nd(const Tensor& a, const Tensor& b, const Tensor& bias = Tensor());
+static Tensor matmul_nd(const Tensor& a, const Tensor& b);
 
-// rows × k of A (element strides a_rs, a_cs) @ b [k, m] (read from b's data with element
-// strides b_rs, b_cs) into out [rows, m], as one gemm, plus a column bias if not null.
-// b's packing is cached while b is unchanged (generation repacked every weight every
-// token); only without autograd: gradcheck, for one, pokes inputs through a kept pointer.
+// The formula: for every batch element, out[i, j] = Σ_p a[i, p] · b[p, j], each sum in
+// double. a and b are read through their strides (k.mT() is a view, not a copy), their
+// batch dims through broadcast strides (0 where a dim is stretched).
 template <typename T>
-static void gemm_rows(std::int64_t rows, std::int64_t k, std::int64_t m, const T* A, std::int64_t a_rs,
-                      std::int64_t a_cs, const Tensor& b, std::int64_t b_rs, std::int64_t b_cs, const T* bias, T* out) {
-    const auto packed = GradMode::enabled() ? nullptr : packed_b_for<T>(b, k, m, b_rs, b_cs);
-    gemm<T>(rows, m, k, A, a_rs, a_cs, b.const_data_ptr<T>(), b_rs, b_cs, packed.get(), out, m, false, bias);
+static void plain_matmul(const Tensor& a, const Tensor& b, Tensor& out) {
+    const std::int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
+    const Shape batch = without_last_two(out.shape());
+    const Shape sa = broadcast_strides(without_last_two(a.shape()), without_last_two(a.strides()), batch);
+    const Shape sb = broadcast_strides(without_last_two(b.shape()), without_last_two(b.strides()), batch);
+    const std::int64_t a_rs = a.strides()[a.dim() - 2], a_cs = a.strides()[a.dim() - 1];
+    const std::int64_t b_rs = b.strides()[b.dim() - 2], b_cs = b.strides()[b.dim() - 1];
+    const T* pa = static_cast<const T*>(a.impl()->storage->data);
+    const T* pb = static_cast<const T*>(b.impl()->storage->data);
+    T* po = out.data_ptr<T>();
+    for (std::int64_t e = 0; e < batch.numel(); ++e) {
+        // batch element e's offsets in a and b: its index along each batch dim, times the strides
+        std::int64_t oa = a.offset(), ob = b.offset(), rest = e;
+        for (std::int64_t d = batch.size() - 1; d >= 0; --d) {
+            const std::int64_t idx = rest % batch[d];
+            rest /= batch[d];
+            oa += idx * sa[d], ob += idx * sb[d];
+        }
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < m; ++j) {
+                double s = 0;  // out[i, j] = Σ_p a[i, p] · b[p, j]
+                for (std::int64_t p = 0; p < k; ++p)
+                    s += static_cast<double>(pa[oa + i * a_rs + p * a_cs]) * static_cast<double>(pb[ob + p * b_rs + j * b_cs]);
+                po[(e * n + i) * m + j] = static_cast<T>(s);
+            }
+    }
 }
 
 // d(a@b)/da = g @ bᵀ, d(a@b)/db = aᵀ @ g, each summed over broadcast batch dims.
@@ -61,63 +83,17 @@ static Grads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& g) 
     return {a.requires_grad() ? sum_to(matmul_nd(g, b.mT()), a.shape()) : Tensor(), db};
 }
 
-// Both operands at least 2-D. bias (only from linear(), never under autograd): a
-// contiguous [m] added to every row of the product.
-static Tensor matmul_nd(const Tensor& a, const Tensor& b, const Tensor& bias) {
-    const std::int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
-    const Shape batch_a = without_last_two(a.shape()), batch_b = without_last_two(b.shape());
-    Shape shape = broadcast_shapes(batch_a, batch_b, "matmul");
-    const Shape batch = shape;
-    shape.push_back(n);
-    shape.push_back(m);
+// Both operands at least 2-D.
+static Tensor matmul_nd(const Tensor& a, const Tensor& b) {
+    Shape shape = broadcast_shapes(without_last_two(a.shape()), without_last_two(b.shape()), "matmul");
+    shape.push_back(a.size(-2));
+    shape.push_back(b.size(-1));
     checked_numel(shape, "matmul");  // [2^32, k] @ [k, 2^32] has 2^64 elements
     Tensor out = empty(shape, a.dtype());
-
-    dispatch_float(a.dtype(), "matmul", [&]<typename T>(T) {
-        const T* pa = static_cast<const T*>(a.impl()->storage->data);
-        const T* pb = static_cast<const T*>(b.impl()->storage->data);
-        T* po = out.data_ptr<T>();
-        const std::int64_t a_rs = a.strides()[a.dim() - 2], a_cs = a.strides()[a.dim() - 1];
-        const std::int64_t b_rs = b.strides()[b.dim() - 2], b_cs = b.strides()[b.dim() - 1];
-        const bool one_row_block = a.dim() > 2 && batch.numel() == 1;  // x [1, n, k], any strides
-        if (b.dim() == 2 && (a.is_contiguous() || one_row_block)) {
-            // x @ W with x [..., n, k]: all batch rows form one [batch·n, k] matrix — one gemm.
-            // A batch of one is read with its own strides, whatever they are: the gradient
-            // that sum() hands back has x's shape and stride 0 (an expand).
-            const bool contiguous = a.is_contiguous();
-            gemm_rows<T>(batch.numel() * n, k, m, pa + a.offset(), contiguous ? k : a_rs, contiguous ? 1 : a_cs, b, b_rs, b_cs,
-                         bias.defined() ? bias.const_data_ptr<T>() : nullptr, po);
-            return;
-        }
-        // One gemm per batch element; the batch dims of a and b are read with
-        // broadcast strides, so a shared operand is never copied. Attention's
-        // products are many small gemms (W2: 64 of 128 x 128 x 16), each too small
-        // to split, so the batch elements are shared out instead; each is still
-        // one whole gemm, so the bits do not depend on the thread count.
-        std::vector<std::array<std::int64_t, 2>> at;  // operand offsets of each batch element
-        at.reserve(static_cast<std::size_t>(batch.numel()));
-        for_each_row<2>(batch,
-                        {broadcast_strides(batch_a, without_last_two(a.strides()), batch),
-                         broadcast_strides(batch_b, without_last_two(b.strides()), batch)},
-                        {a.offset(), b.offset()},
-                        [&](const std::array<std::int64_t, 2>& o, std::int64_t len,
-                            const std::array<std::int64_t, 2>& s) {
-                            for (std::int64_t i = 0; i < len; ++i) at.push_back({o[0] + i * s[0], o[1] + i * s[1]});
-                        });
-        // A gemm big enough to split itself keeps the batch loop serial (no imbalance
-        // when the batch is smaller than a few times the thread count).
-        const double flops = 2.0 * double(n) * double(m) * double(k);
-        const auto grain = flops >= 2 * kMinFlopsPerChunk
-                               ? static_cast<std::int64_t>(at.size())
-                               : static_cast<std::int64_t>(std::max(1.0, kMinFlopsPerChunk / std::max(flops, 1.0)));
-        parallel_for(0, static_cast<std::int64_t>(at.size()), grain, [&](std::int64_t lo, std::int64_t hi) {
-            for (std::int64_t i = lo; i < hi; ++i) {
-                const auto& o = at[static_cast<std::size_t>(i)];
-                gemm<T>(n, m, k, pa + o[0], a_rs, a_cs, pb + o[1], b_rs, b_cs, po + i * n * m, m, false);
-            }
-        });
-        if (bias.defined()) add_(out, bias);
-    });
+    if (reference_mode())
+        dispatch_float(a.dtype(), "matmul", [&]<typename T>(T) { plain_matmul<T>(a, b, out); });
+    else
+        detail::matmul_fast(a, b, Tensor(), out);  // fast path: see tensor/matmul_fast.cpp; plain_matmul is what it computes
     record(out, "matmul", {a, b}, [a, b](const Tensor& g) { return matmul_backward(a, b, g); });
     return out;
 }
@@ -138,34 +114,19 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     return matmul_nd(a, b);
 }
 
+// y = x Wᵀ + b with W [out, in]: PyTorch's Linear.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     if (weight.dim() != 2 || x.dim() == 0 || x.size(-1) != weight.size(1) ||
         (bias.defined() && (bias.dim() != 1 || bias.size(0) != weight.size(0) || bias.dtype() != weight.dtype())))
         throw ShapeError("linear: input " + x.shape().str() + ", weight " + weight.shape().str() + " and bias " +
                          (bias.defined() ? bias.shape().str() : std::string("none")) +
                          " (weight [out, in] with in = the input's last dim; bias [out], the weight's dtype)");
-    if (!bias.defined()) return matmul(x, weight.mT());  // Wᵀ is a view: gemm reads it with swapped strides
-    // With a gradient to record or ops to trace: the two ops, each on the tape.
-    if (needs_grad({x, weight, bias}) || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype())
+    if (!bias.defined()) return matmul(x, weight.mT());  // Wᵀ is a view: read with swapped strides
+    // The formula as two ops on the tape: whenever there is a gradient to record or an op to
+    // trace, and in reference mode.
+    if (reference_mode() || needs_grad({x, weight, bias}) || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype())
         return matmul(x, weight.mT()) + bias;
-    // Otherwise (inference: generation, evaluation) gemm adds the bias to each finished
-    // sum in the register tile: the same bits as the product followed by + bias, without a
-    // second pass over y (W6 1.03x, taskset -c 0 bench/ab.sh --rounds 9, session 17).
-    const Tensor b = contiguous(bias);
-    if (!x.is_contiguous()) return matmul_nd(x, weight.mT(), b);
-    // A contiguous x (every Linear of the models): its rows are one [rows, in] matrix, and
-    // gemm reads Wᵀ through W's own strides, with no view made for it: an op's bookkeeping
-    // less per Linear, 13 per forward of W6's model (W6 1.01x: taskset -c 1 bench/ab.sh
-    // --rounds 9, in both orders).
-    const std::int64_t k = weight.size(1), m = weight.size(0);
-    Shape shape = x.shape();
-    shape[shape.size() - 1] = m;
-    Tensor out = empty(shape, x.dtype());
-    dispatch_float(x.dtype(), "linear", [&]<typename T>(T) {
-        gemm_rows<T>(out.numel() / std::max<std::int64_t>(m, 1), k, m, x.const_data_ptr<T>(), k, 1, weight, weight.strides()[1],
-                     weight.strides()[0], b.const_data_ptr<T>(), out.data_ptr<T>());
-    });
-    return out;
+    return detail::linear_fast(x, weight, bias);  // fast path (inference): see tensor/matmul_fast.cpp; the line above is what it computes
 }
 
 }  // namespace attnlab

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tensor/error.hpp"
+#include "tensor/reference.hpp"
 
 namespace attnlab {
 
@@ -218,7 +219,8 @@ void set_num_threads(int n) {
     pool().stop_workers();  // idle threads beyond the new count would only cost memory
 }
 
-int num_threads() { return configured_threads().load(); }
+// Reference mode (tensor/reference.hpp) reads the formulas on one thread, whatever is configured.
+int num_threads() { return reference_mode() ? 1 : configured_threads().load(); }
 
 PoolCounts pool_counts() { return pool().counts(); }
 

@@ -46,7 +46,7 @@ namespace attnlab {
 // parallel_for body.
 void set_num_threads(int n);
 
-// The configured thread count. Default: the environment variable
+// The thread count: 1 in reference mode (tensor/reference.hpp), else the configured one. Default: the environment variable
 // ATTNLAB_NUM_THREADS if set (parsed by parse_num_threads), else
 // std::thread::hardware_concurrency() (at least 1).
 int num_threads();
@@ -69,13 +69,9 @@ PoolCounts pool_counts();
 // kernels divide it by their flops per index to get parallel_for's grain.
 // 2 MFLOP is about 10 us of gemm on one core, ten times the hand-off to a worker that
 // is spinning (it spins 1 ms before it sleeps: parallel.cpp). At this floor the toy
-// model's [512, 64] x [64, 64] products split in two: the whole-batch W4 step on 2
-// threads went 2.38 -> 1.64 ms (bench/ab.sh --rounds 5 --threads "1 2", 1 thread and
-// the other workloads within 4%); at 1 MFLOP it was 3% slower than at 2. At 10 MFLOP,
-// the floor while a worker slept after 30 us (10-40 us to wake it), none of W4's
-// products split. On a loaded machine a lower floor costs more, since each split can
-// wait on a preempted worker: with the 30 us spin and a load of ~9, W4 at 2 MFLOP took
-// 14.4 ms against 12.0 ms at 10 MFLOP.
+// model's [512, 64] x [64, 64] products split in two, which pays on two threads (compare
+// with bench/ab.sh --threads "1 2"); a lower floor splits products whose hand-off costs
+// more than it saves, and on a loaded machine each split can wait on a preempted worker.
 inline constexpr double kMinFlopsPerChunk = 2e6;
 
 // What parallel_for runs: a reference to the caller's callable, not a copy. The body

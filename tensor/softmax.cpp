@@ -9,22 +9,20 @@
 // log_softmax alike — so one padded row can never poison a batch with NaN.
 // PyTorch returns NaN there; this is a documented difference.
 //
-// float rows along a contiguous last dim (attention's case) take the vectorised
-// loops of softmax_row.hpp; other layouts and double use the generic loop below.
+// The loops below are the formula, for every dtype and layout. Float rows along a
+// contiguous last dim (attention's case) take the vectorised, threaded kernels of
+// tensor/softmax_fast.cpp instead, at one dispatch point per direction, unless
+// reference mode (tensor/reference.hpp) is on.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "autograd/node.hpp"
 #include "tensor/ops.hpp"
-#include "tensor/parallel.hpp"
-#include "tensor/row_sum.hpp"
-#include "tensor/softmax_row.hpp"
+#include "tensor/reference.hpp"
+#include "tensor/softmax_fast.hpp"
 
 namespace attnlab {
-
-// Elements per parallel chunk: below ~64K a worker's wake-up costs more than it saves.
-constexpr std::int64_t kRowsGrainElements = 1 << 16;
 
 // y = softmax(x) or log_softmax(x) along d; `alive` gets 1 per row with a finite max, else 0.
 static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Tensor* alive) {
@@ -36,31 +34,10 @@ static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Te
     Shape row_shape = x.shape();
     row_shape[d] = 1;
     if (alive) *alive = empty(row_shape, x.dtype());
-    if (x.dtype() == kFloat32 && inner == 1) {  // rows contiguous: the vectorised loops
-        const float* px = xc.const_data_ptr<float>();
-        float* py = y.data_ptr<float>();
-        float* pa = alive ? alive->data_ptr<float>() : nullptr;
-        // Rows are independent, so splitting them over threads changes no bits.
-        parallel_for(0, outer, std::max<std::int64_t>(1, kRowsGrainElements / std::max<std::int64_t>(n, 1)),
-                     [&](std::int64_t lo, std::int64_t hi) {
-                         for (std::int64_t o = lo; o < hi; ++o) {
-                             const float* xr = px + o * n;
-                             float* yr = py + o * n;
-                             const float m = detail::row_max(xr, n);
-                             if (pa) pa[o] = m == -INFINITY ? 0.0f : 1.0f;
-                             if (m == -INFINITY) {  // fully masked (or empty) row
-                                 std::fill(yr, yr + n, 0.0f);
-                                 continue;
-                             }
-                             const double s = detail::exp_shifted_sum(xr, m, log_form ? nullptr : yr, n);
-                             if (log_form) {
-                                 const float log_s = static_cast<float>(std::log(s));
-                                 for (std::int64_t j = 0; j < n; ++j) yr[j] = xr[j] - m - log_s;
-                             } else {
-                                 detail::scale_row(yr, static_cast<float>(1.0 / s), n);
-                             }
-                         }
-                     });
+    if (x.dtype() == kFloat32 && inner == 1 && !reference_mode()) {
+        // fast path: see tensor/softmax_fast.cpp; the loops below are what it computes
+        detail::softmax_rows_fast(xc.const_data_ptr<float>(), y.data_ptr<float>(), alive ? alive->data_ptr<float>() : nullptr,
+                                  outer, n, log_form);
         return y;
     }
     dispatch_float(x.dtype(), log_form ? "log_softmax" : "softmax", [&]<typename T>(T) {
@@ -100,38 +77,17 @@ static Tensor softmax_forward(const Tensor& x, std::int64_t d, bool log_form, Te
 }
 
 // dx = p ⊙ (g − Σⱼ gⱼpⱼ), as composed ops: it serves every dtype and layout, and it is the
-// formula the fused loop below is tested against. A fully masked row has p = 0, so its
+// formula the fused kernel (tensor/softmax_fast.cpp) is tested against. A fully masked row has p = 0, so its
 // gradient is 0.
 Tensor softmax_backward_composed(const Tensor& p, const Tensor& g, std::int64_t d) {
     return mul(p, sub(g, sum(mul(g, p), d, true)));
 }
 
-// The same formula, one pass per row, for float rows along a contiguous last dim
-// (attention's weights). Composed, it is four passes over a [B, H, T, T] tensor and three
-// temporaries of that size, on one thread until each op splits; fused, it is one pass
-// and rows split over threads. Each row does the composed ops' arithmetic in their order:
-// the float products gⱼpⱼ summed in double in sum()'s order (row_sum.hpp), the sum
-// rounded to float, then pⱼ·(gⱼ − s) in float. So the bits are the same
-// (tests/tensor/test_softmax.cpp checks them against softmax_backward_composed).
 Tensor softmax_backward(const Tensor& p, const Tensor& g, std::int64_t d) {
-    if (p.dtype() != kFloat32 || g.dtype() != kFloat32 || d != p.dim() - 1 || g.shape() != p.shape() ||
+    if (reference_mode() || p.dtype() != kFloat32 || g.dtype() != kFloat32 || d != p.dim() - 1 || g.shape() != p.shape() ||
         !p.is_contiguous())
         return softmax_backward_composed(p, g, d);
-    const Tensor gc = contiguous(g);
-    Tensor dx = empty(p.shape(), kFloat32);
-    const std::int64_t n = p.dim() ? p.shape()[d] : 1;
-    const float* pp = p.const_data_ptr<float>();
-    const float* pg = gc.const_data_ptr<float>();
-    float* pd = dx.data_ptr<float>();
-    parallel_for_elements(n ? p.numel() / n : 0, n, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t r = lo; r < hi; ++r) {
-            const float *pr = pp + r * n, *gr = pg + r * n;
-            float* dr = pd + r * n;
-            const float s = static_cast<float>(detail::sum_terms(n, [&](std::int64_t j) { return gr[j] * pr[j]; }));
-            for (std::int64_t j = 0; j < n; ++j) dr[j] = pr[j] * (gr[j] - s);
-        }
-    });
-    return dx;
+    return detail::softmax_backward_fast(p, g);  // fast path: see tensor/softmax_fast.cpp; the line above is what it computes
 }
 
 Tensor softmax(const Tensor& x, std::int64_t dim) {

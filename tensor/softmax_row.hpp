@@ -28,8 +28,8 @@ double exp_shifted_sum(const float* x, float m, float* y, std::int64_t n);
 // The same for a short row (a block of a longer one, n ≤ 1024: flash_attention's key
 // blocks): y is required, and the sum runs in float lanes (each lane adds n/16 terms
 // under AVX-512, relative error ≤ 64 float epsilons ≈ 4e-6 for n ≤ 1024), which saves
-// exp_shifted_sum's widening to double on every vector (forward at T 2048: 63 -> 56 ms).
-// flash_attention now calls exp_shifted_sum_rows below, which gives these bits for a whole
+// exp_shifted_sum's widening to double on every vector.
+// flash_attention calls exp_shifted_sum_rows below, which gives these bits for a whole
 // tile of rows at once; this one row is its definition, and what its test compares with.
 double exp_shifted_sum_block(const float* x, float m, float* y, std::int64_t n);
 

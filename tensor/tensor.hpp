@@ -68,8 +68,7 @@ public:
     std::int64_t offset() const { return impl_->offset; }
     DType dtype() const { return impl_->dtype; }
     std::int64_t dim() const { return impl_->shape.size(); }
-    // Negative d counts from the end. Inline: the kernels ask for sizes on every call
-    // (out of line it was 0.7% of W6's profile, bench/profile.sh).
+    // Negative d counts from the end. Inline: the kernels ask for sizes on every call.
     std::int64_t size(std::int64_t d) const { return shape()[normalize_dim(d, dim(), "size")]; }
     std::int64_t numel() const { return impl_->shape.numel(); }
     bool is_contiguous() const;

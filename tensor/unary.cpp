@@ -115,8 +115,8 @@ static void gelu_float_run(const float* x, float* y, float* dydx, std::int64_t n
     // Per vector v: z = |v|/√2, cdf = ½·erfc(z) or 1 − ½·erfc(z), y = v·cdf. Each step of
     // erfc runs over a block of kBlock vectors before the next (see vec_math.hpp): every
     // element gets the same operations in the same order as erfc_nonnegative one vector
-    // at a time, so the same bits (tests/tensor/test_elementwise.cpp checks), and 1.5x as
-    // fast (bench_workloads --only kernel_gelu, before and after, with bench/ab.sh).
+    // at a time, so the same bits (tests/tensor/test_elementwise.cpp checks), while the
+    // block's independent chains overlap in the core (bench_workloads --only kernel_gelu).
     constexpr int kBlock = 16;
     VF v[kBlock], z[kBlock], u[kBlock], t[kBlock];
     for (std::int64_t i = 0; i < n; i += kBlock * kLanes) {

@@ -166,7 +166,7 @@ inline VF exp_nonpositive(VF t) {
 }
 
 // erfc(z) for z ≥ 0 as exp(−z² + P(u))·u with u = 1/(1 + z/2): the Chebyshev fit of
-// Numerical Recipes (§6.2, erfcc), relative error < 1.2e-7 for every z ≥ 0, so both
+// Numerical Recipes (section 6.2, erfcc), relative error < 1.2e-7 for every z ≥ 0, so both
 // tails of the normal CDF keep their relative accuracy (1 − erf(z) would not).
 // In three steps, erfc_nonnegative below composing them, so that a kernel can run each
 // step over a block of vectors before the next (GELU's, unary.cpp): one vector's chain

@@ -16,6 +16,7 @@
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
 #include "training/run_config.hpp"
+#include "training/step.hpp"
 #include "nn/data_parallel.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
@@ -435,13 +436,10 @@ TrainResult train(const TrainConfig& c) {
         for (std::int64_t step = start_step; step < end_step; ++step) {
             opt.lr = nn::warmup_cosine_lr(step, c.lr, c.warmup, c.steps, c.lr * c.min_lr_ratio);
             const Batch b = source.next(data_gen);
-            opt.zero_grad();
-            const double loss_value = parallel.forward_backward(b.ids, b.targets, b.padding, &data_gen);
+            const StepResult s = train_step(*model, opt, b.ids, b.targets, b.padding, c.clip, &data_gen, &parallel);
+            const double loss_value = s.loss;
             if (!std::isfinite(loss_value)) throw diverged(step + 1, "the loss is " + format_real(loss_value));
-            // The norm is computed anyway; a non-finite one means some gradient is.
-            if (!std::isfinite(nn::clip_grad_norm(model->parameters(), c.clip)))
-                throw diverged(step + 1, "the gradient of " + first_non_finite(*model, true) + " is not finite");
-            opt.step();
+            if (!s.applied) throw diverged(step + 1, "the gradient of " + first_non_finite(*model, true) + " is not finite");
 
             TrainPoint point{step + 1, loss_value, NAN};
             const bool last = step + 1 == end_step;

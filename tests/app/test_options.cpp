@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "app/options.hpp"
+#include "tests/support/reference_mode.hpp"
 
 using namespace attnlab;
 
@@ -65,4 +66,16 @@ TEST_CASE("--help shows a switch bare and a flag with its value", "[lab][options
     CHECK_THAT(help, Catch::Contains("  --unscaled              scores without 1/sqrt(d_k)\n"));
     CHECK_THAT(help, Catch::Contains("  --steps N               steps (default: 10)\n"));
     CHECK(help.find("--unscaled N") == std::string::npos);
+}
+
+TEST_CASE("every program takes --reference, which turns reference mode on", "[lab][options][reference]") {
+    attnlab::testing::ReferenceMode restore(false);
+    lab::Options o = switches();
+    CHECK_THAT(o.help(), Catch::Contains("--reference") && Catch::Contains("readable reference code"));
+    parse(o, {"--steps", "5"});
+    CHECK_FALSE(reference_mode());
+    lab::Options p = switches();
+    parse(p, {"--reference", "--steps", "5"});
+    CHECK(p.on("reference"));
+    CHECK(reference_mode());
 }

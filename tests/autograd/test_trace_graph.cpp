@@ -1,6 +1,7 @@
 // test_trace_graph.cpp — the op trace (autograd/trace.hpp) and the extracted graph
 // (autograd/graph.hpp) of small graphs whose ops and order are known by hand.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <sstream>
 
 #include "autograd/graph.hpp"
@@ -8,6 +9,7 @@
 #include "autograd/trace.hpp"
 #include "analyses/graph_view.hpp"
 #include "nn/attention.hpp"
+#include "nn/transformer.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 
@@ -68,16 +70,60 @@ TEST_CASE("a TraceGuard captures one attention head's forward, then backward in 
     CHECK_THAT(*wv_line, Catch::EndsWith("grad [3, 4] -> - [4, 4]"));
 }
 
-TEST_CASE("the trace is silent outside its guard and under NoGradGuard", "[autograd][trace]") {
+TEST_CASE("the trace lists ops under NoGradGuard, marked (no grad), and is silent outside its guard",
+          "[autograd][trace]") {
     std::ostringstream captured;
     Tensor a = tensor({1.0, 2.0}, kFloat64).requires_grad_();
     {
         TraceGuard trace(captured);
         NoGradGuard no_grad;
-        (void)exp(a);  // evaluation: no graph sees it
+        (void)exp(a);  // evaluation: no graph sees it, but the program ran it
     }
     (void)exp(a);  // the guard is gone
-    CHECK(captured.str().empty());
+    const std::vector<std::string> lines = lines_of(captured.str());
+    REQUIRE(lines.size() == 1);
+    CHECK(op_of(lines[0]) == "exp");
+    CHECK_THAT(lines[0], Catch::EndsWith("(no grad)"));
+}
+
+TEST_CASE("a transformer's forward traces the same ops with and without a graph; backward adds no fwd line",
+          "[autograd][trace][transformer]") {
+    nn::TransformerConfig c;
+    c.vocab_size = 11, c.d_model = 16, c.n_heads = 2, c.n_layers = 2, c.context = 8;
+    nn::Transformer model(c, 3);
+    Generator gen(4);
+    const Tensor ids = randint(0, 11, {2, 8}, gen);
+    auto fwd_ops = [](const std::string& trace) {
+        std::vector<std::string> fwd;
+        for (const std::string& l : lines_of(trace))
+            if (l.rfind("fwd", 0) == 0) fwd.push_back(op_of(l));
+        return fwd;
+    };
+    std::ostringstream recorded_trace, backward_trace, inference_trace;
+    Tensor logits;
+    {
+        TraceGuard trace(recorded_trace);
+        logits = model.forward(ids);  // training: every op records its node
+    }
+    const Tensor loss = sum(logits);
+    {
+        TraceGuard trace(backward_trace);
+        loss.backward();
+    }
+    {
+        TraceGuard trace(inference_trace);
+        NoGradGuard no_grad;  // evaluation, generation: the inference path
+        (void)model.forward(ids);
+    }
+    const std::vector<std::string> recorded = fwd_ops(recorded_trace.str()), inference = fwd_ops(inference_trace.str());
+    CHECK(inference == recorded);
+    CHECK_THAT(inference_trace.str(), Catch::Contains("(no grad)"));
+    CHECK(fwd_ops(backward_trace.str()).empty());  // the ops inside backward functions: their bwd lines stand for them
+    CHECK_THAT(backward_trace.str(), Catch::Contains("bwd"));
+    // every layer's projections (Linear: matmul, then + bias), attention and LayerNorms are there
+    CHECK(std::count(inference.begin(), inference.end(), "matmul") == 2 * 6 + 1);
+    CHECK(std::count(inference.begin(), inference.end(), "layer_norm") == 2 * 2 + 1);
+    CHECK(std::count(inference.begin(), inference.end(), "flash_attention") == 2);
 }
 
 TEST_CASE("extract_graph numbers a known graph's ops in backward()'s order", "[autograd][graph]") {
