@@ -103,7 +103,7 @@ void declare_train(lab::Options& o) {
 void declare_generate(lab::Options& o) {
     o.add("checkpoint", "PATH", "", "a causal model (tinygpt train writes it)");
     o.add("prompt", "TEXT", "", "the text to continue, in the model's vocabulary");
-    o.add("tokens", "N", "20", "new tokens at most (stops early at <eos>)");
+    o.add("tokens", "N", "20", "new tokens at most (stops early at <eos> or when the context is full; stderr says which)");
     o.add("temperature", "T", "0", "0 = greedy, otherwise sample from softmax(logits / T)");
     o.add("top-k", "K", "0", "sample only among the K most likely tokens (0 = all)");
     o.add("seed", "S", "0", "sampling seed");
