@@ -123,3 +123,8 @@ put("regressions", "npy", "issue11_wrap_79_bytes.npy",
 # (8192, 2, 2^48) of <f4: the same wrap; build/gallery died of SIGSEGV on it.
 put("regressions", "npy", "issue11_wrap_80_bytes.npy",
     b"\x93NUMPY\x01\x00\x46\x00{'descr':'<f4','fortran_order':False,'shape':(8192,2,281474976710656)}")
+
+# Word corpora that read_word_corpus once accepted: Latin-1 bytes (training ran, then writing
+# the vocabulary as JSON failed) and a NUL byte (a binary file taken for text).
+put("regressions", "corpus", "latin1_word.txt", b"the cat sat on the mat\ncaf\xe9 au lait\n")
+put("regressions", "corpus", "nul_byte.txt", b"the cat sat\x00on the mat\n")
