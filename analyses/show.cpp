@@ -36,14 +36,16 @@ void check_drawable(std::int64_t L, std::int64_t H, std::int64_t T, const std::s
     if (L < 1 || H < 1 || T < 1) throw ValueError(who + ": " + shape + " has nothing to draw (each must be at least 1)");
     if (T > kMaxShowTokens)
         throw ValueError(who + ": " + shape + " is more than the " + std::to_string(kMaxShowTokens) + " tokens show draws");
-    // Divisions, so that no product of three sizes a file chose can overflow.
+    // A division, so that no product of sizes a file chose can overflow.
     if (L > kMaxShowPanels / H)
         throw ValueError(who + ": " + shape + " is " + std::to_string(L) + " x " + std::to_string(H) + " panels, more than the " +
                          std::to_string(kMaxShowPanels) + " show draws");
-    if (L * H > kMaxShowWeights / (T * T))
-        throw ValueError(who + ": " + shape + " is " + std::to_string(L * H * T * T) + " weights, more than the " +
-                         std::to_string(kMaxShowWeights) + " show draws (fewer tokens, layers or heads)");
+    if (show_cells(L, H, T) > kMaxShowCells)
+        throw ValueError(who + ": " + shape + " is " + std::to_string(show_cells(L, H, T)) + " heatmap cells ((L x H + 2) x T^2), more than the " +
+                         std::to_string(kMaxShowCells) + " show draws (fewer tokens, layers or heads)");
 }
+
+std::int64_t show_cells(std::int64_t L, std::int64_t H, std::int64_t T) { return (L * H + 2) * T * T; }
 
 void check(const AttentionOf& a) {
     if (a.layers.empty()) throw ValueError("show: no attention layers to draw");
@@ -100,10 +102,13 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
     grid.vmin = 0, grid.vmax = 1;
     grid.colorbar_label = "weight";
     grid.columns = static_cast<int>(H);
-    std::vector<std::string> out{save(plots::heatmap_grid(heads, grid), dir, "attention_heads")};
-    out.push_back(save(plots::figure_grid(flows, {.title = a.title + ": query (top) -> key (bottom), width = weight",
-                                                  .columns = static_cast<int>(H)}),
-                       dir, "attention_flow"));
+    // Every figure is built (and has checked its size) before the first is written: a drawing
+    // too large fails without leaving some of its files behind.
+    std::vector<std::pair<plots::Figure, std::string>> figures;
+    figures.emplace_back(plots::heatmap_grid(heads, grid), "attention_heads");
+    figures.emplace_back(plots::figure_grid(flows, {.title = a.title + ": query (top) -> key (bottom), width = weight",
+                                                    .columns = static_cast<int>(H)}),
+                         "attention_flow");
 
     // The last layer alone, and what reaches it through the residual path of every layer.
     plots::HeatmapGridOptions roll;
@@ -114,8 +119,8 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
     roll.vmin = 0, roll.vmax = 1;
     roll.colorbar_label = "weight";
     roll.columns = 2;
-    out.push_back(save(plots::heatmap_grid({to_matrix(mean(a.layers.back(), 0)), to_matrix(attention_rollout(a.layers))}, roll),
-                       dir, "attention_rollout"));
+    figures.emplace_back(plots::heatmap_grid({to_matrix(mean(a.layers.back(), 0)), to_matrix(attention_rollout(a.layers))}, roll),
+                         "attention_rollout");
 
     std::vector<std::string> labels;
     std::vector<double> entropy;
@@ -130,7 +135,9 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
     bars.category_title = "layer, head";
     bars.reference = std::log(static_cast<double>(a.tokens.size()));
     bars.reference_label = "uniform over all " + std::to_string(a.tokens.size()) + " tokens";
-    out.push_back(save(plots::bar_chart(labels, entropy, bars), dir, "attention_entropy"));
+    figures.emplace_back(plots::bar_chart(labels, entropy, bars), "attention_entropy");
+    std::vector<std::string> out;
+    for (const auto& [figure, name] : figures) out.push_back(save(figure, dir, name));
     return out;
 }
 

@@ -36,13 +36,19 @@ struct AttentionOf {
 // character model's tokens can label axes and files that split on spaces.
 std::string token_label(const std::string& token);
 
-// The most `show` draws, checked from the shape alone before anything is allocated. A cell
-// of the heatmaps is at least 26 pixels wide, so L·H·T² weights take about 676 times as
-// many pixels: 2^15 of them fill the 2^25 pixels a figure may have (plots/layout.hpp,
-// which every figure checks as well, e.g. for too many heads side by side).
-inline constexpr std::int64_t kMaxShowTokens = 128;       // T
-inline constexpr std::int64_t kMaxShowPanels = 64;        // layers x heads
-inline constexpr std::int64_t kMaxShowWeights = 1 << 15;  // L·H·T²
+// The most `show` draws, checked from the shape alone before anything is allocated. The
+// work is in the heatmap cells: every head's T x T, and the last layer's and the rollout's,
+// (L·H + 2)·T² in all. A cell is at least 26 pixels wide, so 2^14 cells are about 11 million
+// pixels to rasterize and compress, a few seconds; a --sentences file shares 2^15 among
+// its texts. Every figure also checks its pixel size (plots/layout.hpp: too many heads side
+// by side).
+inline constexpr std::int64_t kMaxShowTokens = 64;            // T
+inline constexpr std::int64_t kMaxShowPanels = 64;            // layers x heads
+inline constexpr std::int64_t kMaxShowCells = 1 << 14;        // (L·H + 2)·T², one text
+inline constexpr std::int64_t kMaxShowTotalCells = 1 << 15;   // the same, every text of one show
+
+// The heatmap cells of one text: (L·H + 2)·T² (sizes already within the limits above).
+std::int64_t show_cells(std::int64_t L, std::int64_t H, std::int64_t T);
 
 // ValueError naming `who` and the shape unless L, H and T are >= 1 and within the limits above.
 void check_drawable(std::int64_t L, std::int64_t H, std::int64_t T, const std::string& who);

@@ -12,6 +12,18 @@
 
 namespace attnlab::lab {
 
+namespace {
+bool throw_on_exit = false;
+
+// Every way out of the parser: exit(status), or OptionsExit for a harness (options.hpp).
+[[noreturn]] void leave(int status) {
+    if (throw_on_exit) throw OptionsExit{status};
+    std::exit(status);
+}
+}  // namespace
+
+void throw_instead_of_exit(bool on) { throw_on_exit = on; }
+
 // Every program takes --reference: it runs the reading path's readable code (tensor/reference.hpp).
 Options::Options(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {
     add_switch("reference", "run the readable reference code: composed attention, plain matmul, one thread");
@@ -47,7 +59,7 @@ const Options::Flag& Options::flag(const std::string& name) const {
     for (const Flag& f : flags_)
         if (f.name == name) return f;
     std::fprintf(stderr, "%s: internal error: no flag --%s declared\n", program_.c_str(), name.c_str());
-    std::exit(2);
+    leave(2);
 }
 
 std::string Options::help() const {
@@ -66,12 +78,12 @@ void Options::fail(const std::string& name, const std::string& why) const {
         if (g.name == name) f = &g;
     std::fprintf(stderr, "%s: --%s '%s': %s\n(%s --help lists the flags)\n", program_.c_str(), name.c_str(),
                  f ? f->value.c_str() : "", why.c_str(), program_.c_str());
-    std::exit(2);
+    leave(2);
 }
 
 void Options::usage_error(const std::string& what) const {
     std::fprintf(stderr, "%s: %s\n(%s --help lists the flags)\n", program_.c_str(), what.c_str(), program_.c_str());
-    std::exit(2);
+    leave(2);
 }
 
 void Options::parse(int argc, const char* const* argv) {
@@ -79,7 +91,7 @@ void Options::parse(int argc, const char* const* argv) {
         std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
             std::fputs(help().c_str(), stdout);
-            std::exit(0);
+            leave(0);
         }
         if (!arg.starts_with("--")) {
             const Flag* before = i > 1 ? find(std::string(argv[i - 1]).substr(std::string(argv[i - 1]).starts_with("--") ? 2 : 0)) : nullptr;
@@ -120,7 +132,7 @@ bool Options::on(const std::string& name) const {
     const Flag& f = flag(name);
     if (!f.is_switch) {
         std::fprintf(stderr, "%s: internal error: --%s is not a switch\n", program_.c_str(), name.c_str());
-        std::exit(2);
+        leave(2);
     }
     return f.given;
 }
@@ -199,12 +211,12 @@ std::string subcommand(int argc, const char* const* argv, const std::string& pro
         usage += left + c.summary + "\n";
     }
     const std::string arg = argc > 1 ? argv[1] : "";
-    if (arg == "--help" || arg == "-h") std::fputs(usage.c_str(), stdout), std::exit(0);
+    if (arg == "--help" || arg == "-h") std::fputs(usage.c_str(), stdout), leave(0);
     for (const Command& c : commands)
         if (c.name == arg) return arg;
     std::fprintf(stderr, "%s: %s\n%s", program.c_str(),
                  arg.empty() ? "which command?" : ("unknown command '" + arg + "'").c_str(), usage.c_str());
-    std::exit(2);
+    leave(2);
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {

@@ -73,6 +73,14 @@ private:
     std::vector<Flag> flags_;
 };
 
+// How the parser ends the program (after --help's text or a message on stderr): exit(status).
+// A harness that feeds many command lines to one process (tests/fuzz/fuzz_options.cpp) calls
+// throw_instead_of_exit(true) and catches OptionsExit, whose status is the one exit() gets.
+struct OptionsExit {
+    int status;
+};
+void throw_instead_of_exit(bool on);
+
 // A program of subcommands (`seq2seq train --steps 50`): returns the command argv[1] names.
 // `program --help` (or -h) prints the commands and exits 0; no command or an unknown one
 // prints them to stderr and exits 2. The command then reads its own flags with an Options

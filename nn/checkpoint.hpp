@@ -6,7 +6,8 @@
 // "optim.exp_avg.<param>" / "optim.exp_avg_sq.<param>", and the trainer's own tensors
 // (the loss curve) as "train.<name>".
 // Metadata (all strings, as the format requires): format ("attnlab-checkpoint"),
-// format_version, kind (causal | single-head | multi-head | char), every hyper-parameter,
+// format_version, kind (causal | single-head | multi-head | qkv-head | char: a task's, which
+// lab::task_from_kind checks where the task is used, since nn/ knows no tasks), every hyper-parameter,
 // the vocabulary as a JSON array, and — with training state — the step and the data
 // generator's state, so a resumed run continues exactly where it stopped. The trainer
 // adds its whole run configuration (training/run_config.hpp) through CheckpointInfo::extra.
@@ -56,7 +57,7 @@ struct TrainingState {
 };
 
 struct CheckpointInfo {
-    std::string kind;                 // causal | single-head | multi-head | char
+    std::string kind;                 // causal | single-head | multi-head | qkv-head | char
     std::vector<std::string> vocab;   // id -> token text
     std::map<std::string, std::string> extra;  // anything else the caller wants kept (e.g. val_loss)
 };

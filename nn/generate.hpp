@@ -1,6 +1,6 @@
 // generate.hpp — autoregressive decoding with a causal Transformer.
 //
-// Seed 000, Phase 4: start from the prompt, predict the next token, append it,
+// The decoding loop of phase 4: start from the prompt, predict the next token, append it,
 // repeat. With the KV cache (the default) the prompt is run once and each later
 // step feeds only the newest token: every layer keeps the keys and values of the
 // positions it has seen, so a step costs O(T) instead of recomputing O(T²).

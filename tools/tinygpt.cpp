@@ -116,7 +116,7 @@ void declare_train(lab::Options& o) {
 void declare_generate(lab::Options& o) {
     o.add("checkpoint", "PATH", "", "a causal model (tinygpt train writes it)");
     o.add("prompt", "TEXT", "", "the text to continue, in the model's vocabulary");
-    o.add("tokens", "N", "20", "new tokens at most (stops early at <eos>)");
+    o.add("tokens", "N", "20", "new tokens at most (stops early at <eos> or when the context is full; stderr says which)");
     o.add("temperature", "T", "0", "0 = greedy, otherwise sample from softmax(logits / T)");
     o.add("top-k", "K", "0", "sample only among the K most likely tokens (0 = all)");
     o.add("top-p", "P", "1", "sample only among the fewest most likely tokens whose probability reaches P (1 = all)");
@@ -139,12 +139,13 @@ void declare_eval(lab::Options& o) {
 void declare_show(lab::Options& o) {
     o.add("checkpoint", "PATH", "", "the model to look at (any tinygpt checkpoint)");
     o.add("prompt", "TEXT", "", "the text to run it on, in the model's vocabulary");
-    o.add("sentences", "FILE", "", "one text per line instead (UTF-8, at most 64 lines that are not blank): DIR/sentence_1/, "
+    o.add("sentences", "FILE", "", "one text per line instead (UTF-8, at most 64 lines that are not blank, " +
+                                   std::to_string(lab::kMaxShowTotalCells) + " heatmap cells in all): DIR/sentence_1/, "
                                    "DIR/sentence_2/, ...");
     o.add("from-npy", "F.npy", "", "draw weights [L, H, T, T] that `tinygpt eval --dump-attention` wrote (with "
                                    "--checkpoint and --prompt, its tokens label the axes); T <= " +
                                    std::to_string(lab::kMaxShowTokens) + ", L x H <= " + std::to_string(lab::kMaxShowPanels) +
-                                   ", L x H x T^2 <= " + std::to_string(lab::kMaxShowWeights));
+                                   ", (L x H + 2) x T^2 <= " + std::to_string(lab::kMaxShowCells));
     o.add("out", "DIR", "", "where the figures go: attention_heads, attention_flow, attention_rollout, attention_entropy "
                             "(.svg and .png each), and explorer.html, every text in one self-contained page");
     o.add_switch("graph", "with --prompt, also draw the graph backward() walks for its next-token loss: "
@@ -509,9 +510,25 @@ int cmd_show(const lab::Options& o) {
         }
         if (texts.empty()) throw ValueError("show: '" + path + "' has no sentences (every line is blank)");
     }
+    // Every text is tokenized and sized before the first is drawn: the whole show's work is
+    // bounded up front (lab::kMaxShowTotalCells), not found too large half-way through.
+    std::vector<std::vector<std::int64_t>> encoded;
+    std::int64_t cells = 0;
+    const nn::TransformerConfig& c = ck.model->config();
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        encoded.push_back(encode_prompt(ck, texts[i], origins[i]));
+        const auto T = static_cast<std::int64_t>(encoded.back().size());
+        lab::check_drawable(c.n_layers, c.n_heads, T, origins[i]);
+        cells += lab::show_cells(c.n_layers, c.n_heads, T);
+    }
+    if (cells > lab::kMaxShowTotalCells)
+        throw ValueError("--sentences '" + o.text("sentences") + "': its " + std::to_string(texts.size()) + " texts are " +
+                         std::to_string(cells) + " heatmap cells on this model (" + std::to_string(c.n_layers) + " layers x " +
+                         std::to_string(c.n_heads) + " heads), more than the " + std::to_string(lab::kMaxShowTotalCells) +
+                         " one show draws; give fewer or shorter lines");
     std::vector<lab::AttentionOf> all;
     for (std::size_t i = 0; i < texts.size(); ++i) {
-        all.push_back(attention_of(ck, encode_prompt(ck, texts[i], origins[i]), name + " on \"" + texts[i] + "\"", origins[i]));
+        all.push_back(attention_of(ck, encoded[i], name + " on \"" + texts[i] + "\"", origins[i]));
         all.back().text = texts[i];
         report(lab::draw_attention(all.back(), o.given("prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
     }

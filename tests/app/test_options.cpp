@@ -79,3 +79,24 @@ TEST_CASE("every program takes --reference, which turns reference mode on", "[la
     CHECK(p.on("reference"));
     CHECK(reference_mode());
 }
+
+TEST_CASE("Options: a harness gets OptionsExit with exit's status instead of the exit", "[app][options]") {
+    lab::throw_instead_of_exit(true);
+    const auto status = [](std::vector<const char*> argv) {
+        lab::Options o("prog", "a program");
+        o.add("steps", "N", "10", "steps");
+        argv.insert(argv.begin(), "prog");
+        try {
+            o.parse(static_cast<int>(argv.size()), argv.data());
+            o.integer("steps", 1, 100);
+        } catch (const lab::OptionsExit& e) {
+            return e.status;
+        }
+        return -1;  // returned normally
+    };
+    CHECK(status({"--bogus"}) == 2);
+    CHECK(status({"--help"}) == 0);
+    CHECK(status({"--steps", "1000"}) == 2);  // a getter's check
+    CHECK(status({"--steps", "5"}) == -1);
+    lab::throw_instead_of_exit(false);
+}

@@ -6,8 +6,6 @@
 // and the same logits bit for bit.
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
-#include <unistd.h>
 
 #include "autograd/node.hpp"
 #include "nn/checkpoint.hpp"
@@ -18,11 +16,6 @@
 using namespace attnlab;
 
 namespace {
-
-std::string scratch(const char* what) {  // tmpfs when there is one: thousands of files a second
-    const char* dir = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
-    return std::string(dir) + "/attnlab_fuzz_checkpoint_" + std::to_string(::getpid()) + "_" + what + ".safetensors";
-}
 
 Tensor logits_of(nn::Transformer& model) {
     const std::int64_t T = std::min<std::int64_t>(model.config().context, 4);
@@ -35,7 +28,7 @@ Tensor logits_of(nn::Transformer& model) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string in = scratch("in"), out = scratch("out");
+    const std::string in = fuzz::scratch("fuzz_checkpoint", "in"), out = fuzz::scratch("fuzz_checkpoint", "out");
     write_file_atomic(in, std::string_view(reinterpret_cast<const char*>(data), size));
     nn::LoadedCheckpoint loaded;
     Tensor logits;

@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <unistd.h>
 
 #include "tensor/tensor.hpp"
 
@@ -23,6 +25,13 @@ namespace attnlab::fuzz {
 [[noreturn]] inline void fail(const char* target, const std::string& what) {
     std::fprintf(stderr, "%s: round trip failed: %s\n", target, what.c_str());
     std::abort();
+}
+
+// A private temporary file for a harness whose API takes a path: tmpfs when there is one
+// (thousands of files a second), named by target, process and role ("in", "out").
+inline std::string scratch(const char* target, const char* what, const char* extension = ".safetensors") {
+    const char* dir = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
+    return std::string(dir) + "/attnlab_" + target + "_" + std::to_string(::getpid()) + "_" + what + extension;
 }
 
 // Same shape, dtype and bytes (bitwise, so NaN payloads and -0.0 count).

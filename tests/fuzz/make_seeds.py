@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tests/fuzz/make_seeds.py — writes the seed corpora in tests/fuzz/corpus/ and the
+"""tests/fuzz/make_seeds.py — writes the seed corpora in tests/fuzz/corpus/ (but for
+seq2seq_checkpoint's, which `seq2seq train` writes: see README.md) and the
 regression inputs of issue 11 in tests/fuzz/regressions/ (standard library only).
 
 Seeds are small valid files of each format, so the fuzzer starts inside the parser
@@ -100,6 +101,21 @@ put("corpus", "utf8", "grammar.txt", "the cat sat on the mat\nthe dog ran\n")
 put("corpus", "utf8", "accents.txt", "\u00e9t\u00e9 \u2713 \U0001F600 na\u00efve")
 put("corpus", "utf8", "mixed.txt", "<pad> [MASK] a\u00a0b\tc")
 
+put("corpus", "corpus", "words.txt", "the cat sat on the mat.\nthe dog ran to the cat.\n" * 3)
+put("corpus", "corpus", "unicode.txt", "\u00e9t\u00e9 caf\u00e9 \u2713 na\u00efve caf\u00e9\n")
+put("corpus", "corpus", "one_word.txt", "cat cat cat\n")
+
+# fuzz_options: argv[1:] separated by NUL bytes.
+put("corpus", "options", "values.txt", "\0".join(["--steps", "5", "--lr=0.1", "--verbose", "--out", "a.bin"]))
+put("corpus", "options", "lists.txt", "\0".join(["--d-k", "8,16,4096", "--heads=a,b,c", "--mode", "slow", "--seed=42"]))
+put("corpus", "options", "help.txt", "\0".join(["--steps=3", "--help"]))
+
+# fuzz_npy_write: dtype byte (f32, f64, i64; +3 = transposed), rank, dims, then value bytes.
+put("corpus", "npy_write", "f32_2x3.bin", bytes([0, 2, 2, 3]) + f32([1, -0.0, float("nan"), 4, 5, 6]))
+put("corpus", "npy_write", "f64_t_3x2x4.bin", bytes([4, 3, 3, 2, 4]) + struct.pack("<3d", 0.5, -1e300, float("inf")))
+put("corpus", "npy_write", "i64_scalar.bin", bytes([2, 0]) + struct.pack("<q", -7))
+put("corpus", "npy_write", "f32_0x5.bin", bytes([3, 2, 0, 5]))
+
 # ---- regressions: inputs that once crashed (issue 11) -------------------------------
 # (2^31, 2^31) of <f4: 2^64 bytes wrapped to 0, loaded as 2^62 elements over no storage.
 put("regressions", "npy", "issue11_wrap_79_bytes.npy",
@@ -107,3 +123,8 @@ put("regressions", "npy", "issue11_wrap_79_bytes.npy",
 # (8192, 2, 2^48) of <f4: the same wrap; build/gallery died of SIGSEGV on it.
 put("regressions", "npy", "issue11_wrap_80_bytes.npy",
     b"\x93NUMPY\x01\x00\x46\x00{'descr':'<f4','fortran_order':False,'shape':(8192,2,281474976710656)}")
+
+# Word corpora that read_word_corpus once accepted: Latin-1 bytes (training ran, then writing
+# the vocabulary as JSON failed) and a NUL byte (a binary file taken for text).
+put("regressions", "corpus", "latin1_word.txt", b"the cat sat on the mat\ncaf\xe9 au lait\n")
+put("regressions", "corpus", "nul_byte.txt", b"the cat sat\x00on the mat\n")

@@ -186,3 +186,36 @@ TEST_CASE("the loader refuses non-finite weights and impossible steps", "[nn][ch
     // A version-1 file (before run records) still loads for inference.
     CHECK(load_checkpoint(rewritten("v1.safetensors", {{"format_version", "1"}})).model->config().d_model == 16);
 }
+
+TEST_CASE("every field is checked: booleans, the vocabulary, the optimizer's buffers", "[nn][checkpoint][errors]") {
+    for (const char* key : {"causal", "scaled", "qkv_only"})
+        for (const char* value : {"True", "1", "yes", " true"})
+            CHECK_THROWS_WITH(load_checkpoint(rewritten("bool.safetensors", {{key, value}})),
+                              Catch::Contains(std::string("metadata '") + key + "' is '" + value + "', not true or false"));
+    CHECK(load_checkpoint(rewritten("bidirectional.safetensors", {{"causal", "false"}})).model->config().causal == false);
+
+    SafetensorsFile f = load_safetensors(trained_checkpoint());
+    std::string vocab = f.metadata.at("vocab");  // ["<pad>","<bos>","<eos>","[MASK]","a",...]
+    vocab.replace(vocab.find("\"<eos>\""), 7, "\"<bos>\"");
+    CHECK_THROWS_WITH(load_checkpoint(rewritten("dup.safetensors", {{"vocab", vocab}})),
+                      Catch::Contains("dup.safetensors': vocab repeats '<bos>' (ids 1 and 2)"));
+
+    const auto rename = [](const std::string& from, const std::string& to) {
+        return [=](std::vector<NamedTensor>& ts) {
+            for (auto& t : ts)
+                if (t.name.starts_with(from)) t.name = to + t.name.substr(from.size());
+        };
+    };
+    CHECK_THROWS_WITH(load_checkpoint(rewritten("exq.safetensors", {}, rename("optim.exp_avg.", "optim.exq_avg."))),
+                      Catch::Contains("optimizer state 'optim.exq_avg.") && Catch::Contains("is no AdamW buffer"));
+    CHECK_THROWS_WITH(load_checkpoint(rewritten("one_missing.safetensors", {}, [](std::vector<NamedTensor>& ts) {
+                          std::erase_if(ts, [](const NamedTensor& t) { return t.name == "optim.exp_avg_sq.head.weight"; });
+                      })),
+                      Catch::Contains("optimizer state 'optim.exp_avg_sq.head.weight' is missing"));
+    // Absent altogether is a file for inference: it loads, without state.
+    const LoadedCheckpoint bare = load_checkpoint(rewritten("no_optim.safetensors", {}, [](std::vector<NamedTensor>& ts) {
+        std::erase_if(ts, [](const NamedTensor& t) { return t.name.starts_with("optim."); });
+    }));
+    CHECK(bare.optimizer_state.empty());
+    CHECK(load_checkpoint(trained_checkpoint()).optimizer_state.size() == 2 * bare.model->named_parameters().size());
+}

@@ -572,9 +572,10 @@ TEST_CASE("tinygpt show: limits before work, files checked before use", "[tools]
     save_npy(at("t0.npy"), zeros({1, 1, 0, 0}));
     save_npy(at("l0.npy"), zeros({0, 2, 4, 4}));
     save_npy(at("panels.npy"), full({33, 2, 4, 4}, 0.25));
-    save_npy(at("weights.npy"), full({8, 2, 100, 100}, 0.01));            // 16 panels of 10^4: past 2^20 weights
-    save_npy(at("t128.npy"), full({1, 1, 128, 128}, 1.0 / 128));          // the largest T, drawn
-    save_npy(at("wide.npy"), full({1, 64, 20, 20}, 0.05));                // 64 heads side by side: too wide
+    save_npy(at("cells.npy"), full({2, 4, 48, 48}, 1.0 / 48));             // (8 + 2) x 48^2 cells: past 2^14
+    save_npy(at("t65.npy"), full({1, 1, 65, 65}, 1.0 / 65));
+    save_npy(at("t64.npy"), full({1, 1, 64, 64}, 1.0 / 64));             // the largest T, drawn
+    save_npy(at("wide.npy"), full({1, 64, 12, 12}, 1.0 / 12));              // 64 heads side by side: too wide
     CHECK(fs::file_size(at("t700.npy")) < 2'000'000);
     write_file_atomic(at("binary_sentences.txt"), std::string("the cat\n\xff\xfe\x00binary\n", 17));
     write_file_atomic(at("nul_sentences.txt"), std::string("the cat\nthe\0dog\n", 16));
@@ -584,13 +585,14 @@ TEST_CASE("tinygpt show: limits before work, files checked before use", "[tools]
     write_file_atomic(at("bad_line.txt"), "the cat\n\nthe zebra\n");
     fs::remove_all(at("show_x"));
     run_cases({
-        {"T 600", {"show", "--from-npy", at("t600.npy"), "--out", at("show_x")}, 1, "[1, 1, 600, 600]: [1 layers, 1 heads, 600 tokens] is more than the 128 tokens show draws"},
+        {"T 600", {"show", "--from-npy", at("t600.npy"), "--out", at("show_x")}, 1, "[1, 1, 600, 600]: [1 layers, 1 heads, 600 tokens] is more than the 64 tokens show draws"},
+        {"T 65", {"show", "--from-npy", at("t65.npy"), "--out", at("show_x")}, 1, "65 tokens] is more than the 64 tokens"},
         {"T 0", {"show", "--from-npy", at("t0.npy"), "--out", at("show_x")}, 1, "[1 layers, 1 heads, 0 tokens] has nothing to draw"},
         {"L 0", {"show", "--from-npy", at("l0.npy"), "--out", at("show_x")}, 1, "[0 layers, 2 heads, 4 tokens] has nothing to draw"},
         {"66 panels", {"show", "--from-npy", at("panels.npy"), "--out", at("show_x")}, 1, "is 33 x 2 panels, more than the 64 show draws"},
-        {"too many weights", {"show", "--from-npy", at("weights.npy"), "--out", at("show_x")}, 1, "is 160000 weights, more than the 32768 show draws"},
+        {"too many cells", {"show", "--from-npy", at("cells.npy"), "--out", at("show_x")}, 1, "is 23040 heatmap cells ((L x H + 2) x T^2), more than the 16384 show draws"},
         {"64 heads in one row", {"show", "--from-npy", at("wide.npy"), "--out", at("show_x")}, 1, "heatmap_grid: the figure would be"},
-        {"the limits are in --help", {"show", "--help"}, 0, "T <= 128, L x H <= 64, L x H x T^2 <= 32768"},
+        {"the limits are in --help", {"show", "--help"}, 0, "T <= 64, L x H <= 64, (L x H + 2) x T^2 <= 16384"},
         {"binary --sentences: the file, not --prompt", {"show", "--checkpoint", ck, "--sentences", at("binary_sentences.txt"), "--out", at("show_x")}, 1, "--sentences '" + at("binary_sentences.txt") + "' is not UTF-8 text: invalid byte sequence at byte offset 8"},
         {"--sentences with a NUL", {"show", "--checkpoint", ck, "--sentences", at("nul_sentences.txt"), "--out", at("show_x")}, 1, "holds a NUL byte at byte offset 11"},
         {"65 sentences", {"show", "--checkpoint", ck, "--sentences", at("many_sentences.txt"), "--out", at("show_x")}, 1, "has more than 64 sentences (line 65)"},
@@ -599,7 +601,7 @@ TEST_CASE("tinygpt show: limits before work, files checked before use", "[tools]
     CHECK_FALSE(fs::exists(at("show_x/attention_heads.svg")));  // nothing drawn, nothing half-written
 #if !defined(__SANITIZE_ADDRESS__)
     // The largest file a user might hand it, under 1 GB of address space and 10 s.
-    for (const char* npy : {"t600.npy", "t700.npy", "t128.npy"}) {
+    for (const char* npy : {"t600.npy", "t700.npy", "t64.npy", "cells.npy"}) {
         const auto start = std::chrono::steady_clock::now();
         const auto r = run_program({"/bin/bash", "-c", "ulimit -v 1048576; exec \"$0\" show --from-npy \"$1\" --out \"$2\"",
                                     testing::program_path("tinygpt"), at(npy), at(std::string("show_") + npy)},
@@ -608,11 +610,25 @@ TEST_CASE("tinygpt show: limits before work, files checked before use", "[tools]
         INFO(npy << ": " << r.output);
         CHECK_FALSE(r.timed_out);
         CHECK(seconds < 10);
-        CHECK(r.exit_code == (std::string(npy) == "t128.npy" ? 0 : 1));
+        CHECK(r.exit_code == (std::string(npy) == "t64.npy" ? 0 : 1));
         CHECK_THAT(r.output, !Contains("out of memory"));
     }
-    CHECK(fs::file_size(at("show_t128.npy/attention_heads.png")) > 1000);
+    CHECK(fs::file_size(at("show_t64.npy/attention_heads.png")) > 1000);
 #endif
+    // --sentences shares one budget among its texts, checked before the first is drawn.
+    const std::string wide = at("context64.safetensors");
+    REQUIRE(tinygpt({"train", "--steps", "2", "--d-model", "16", "--heads", "2", "--layers", "1", "--context", "64", "--batch", "2",
+                     "--eval-every", "2", "--warmup", "1", "--out", wide}).exit_code == 0);
+    std::string long_line;
+    for (int i = 0; i < 10; ++i) long_line += "the cat sat on the mat ";
+    write_file_atomic(at("long_sentences.txt"), long_line + "\n" + long_line + "\n" + long_line + "\n");
+    fs::remove_all(at("show_long"));
+    run_cases({
+        {"three long sentences", {"show", "--checkpoint", wide, "--sentences", at("long_sentences.txt"), "--out", at("show_long")}, 1,
+         "its 3 texts are 44652 heatmap cells on this model (1 layers x 2 heads), more than the 32768 one show draws"},
+        {"one of them", {"show", "--checkpoint", wide, "--prompt", long_line, "--out", at("show_long")}, 0, "attention_heads"},
+    });
+    CHECK_FALSE(fs::exists(at("show_long/sentence_1")));
 }
 
 TEST_CASE("tinygpt generate --no-kv-cache: the switch recomputes the prefix, the text is the same", "[tools][tinygpt][cli]") {
