@@ -30,6 +30,7 @@ void save_checkpoint(const std::string& path, const Transformer& model, const Ch
     meta["stride"] = std::to_string(c.stride);
     meta["scaled"] = c.scaled ? "true" : "false";
     meta["qkv_only"] = c.qkv_only ? "true" : "false";
+    meta["attention_only"] = c.attention_only ? "true" : "false";
     char dropout[32];
     std::snprintf(dropout, sizeof dropout, "%.17g", c.dropout);  // reads back to the same double
     meta["dropout"] = dropout;
@@ -143,7 +144,8 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     c.window = need_int(meta, "window", path);
     c.stride = need_int(meta, "stride", path);
     // Written since scaled scores and bias-free heads could be trained; absent in older files.
-    for (auto [key, field] : {std::pair{"scaled", &TransformerConfig::scaled}, std::pair{"qkv_only", &TransformerConfig::qkv_only}}) {
+    for (auto [key, field] : {std::pair{"scaled", &TransformerConfig::scaled}, std::pair{"qkv_only", &TransformerConfig::qkv_only},
+                              std::pair{"attention_only", &TransformerConfig::attention_only}}) {
         if (!meta.contains(key)) continue;
         const std::string& v = meta.at(key);
         if (v != "true" && v != "false")
