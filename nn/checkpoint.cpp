@@ -31,6 +31,7 @@ void save_checkpoint(const std::string& path, const Transformer& model, const Ch
     meta["stride"] = std::to_string(c.stride);
     meta["scaled"] = c.scaled ? "true" : "false";
     meta["qkv_only"] = c.qkv_only ? "true" : "false";
+    meta["attention_only"] = c.attention_only ? "true" : "false";
     char dropout[32];
     std::snprintf(dropout, sizeof dropout, "%.17g", c.dropout);  // reads back to the same double
     meta["dropout"] = dropout;
@@ -168,6 +169,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     // Written since scaled scores and bias-free heads could be trained; absent in older files.
     if (meta.contains("scaled")) c.scaled = need_bool(meta, "scaled", path);
     if (meta.contains("qkv_only")) c.qkv_only = need_bool(meta, "qkv_only", path);
+    if (meta.contains("attention_only")) c.attention_only = need_bool(meta, "attention_only", path);
     if (meta.contains("dropout")) {  // checked against [0, 1) by check_limits below
         const std::string& v = meta.at("dropout");
         char* end = nullptr;

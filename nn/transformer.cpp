@@ -7,7 +7,7 @@ namespace attnlab::nn {
 
 Block::Block(const TransformerConfig& c, Generator& gen)
     : ln1(c.d_model), attn(c.d_model, c.n_heads, 0, 0, gen, c.qkv_only), ln2(c.d_model), mlp(c.d_model, 4 * c.d_model, gen) {
-    dropout = c.dropout;
+    dropout = c.dropout, attention_only = c.attention_only;
     if (!c.scaled) attn.scale = 1.0;
     attn.dropout = c.dropout;
     register_module("ln1", ln1);
@@ -22,6 +22,7 @@ Tensor Block::forward(const Tensor& x, const Mask& mask, KVCache* cache) {
     // attn.forward_output runs the composed formula (nn/attention.cpp) in reference mode and
     // the fused kernel otherwise: MultiHeadAttention::attend's one dispatch point.
     Tensor h = x + drop(attn.forward_output(ln1.forward(x), mask, cache));  // tokens exchange information
+    if (attention_only) return h;
     return h + drop(mlp.forward(ln2.forward(h)));                          // each token computes on its own
 }
 

@@ -33,6 +33,7 @@ struct TransformerConfig {
     bool scaled = true;       // false: scores q·k without the 1/√d_k (phase 1's experiment, trained)
     bool qkv_only = false;    // attention without biases or W_O: 3·d_model² per layer (the seed's single head)
     double dropout = 0;       // train mode only: on attention weights and on each residual branch
+    bool attention_only = false;  // blocks without ln2 + mlp (their parameters stay, unused): the induction-head models
 };
 
 class Block : public Module {
@@ -41,6 +42,7 @@ public:
     // x [B, T, d_model] -> [B, T, d_model]
     Tensor forward(const Tensor& x, const Mask& mask, KVCache* cache = nullptr);
     double dropout = 0;                // on each residual branch, in train mode (attn.dropout: on its weights)
+    bool attention_only = false;       // x + attn(ln1(x)) alone: TransformerConfig::attention_only
     Generator* dropout_gen = nullptr;
     LayerNorm ln1;
     MultiHeadAttention attn;

@@ -94,6 +94,10 @@ const std::map<int, std::vector<Headline>> kHeadlines = {
          {"no attention: exact accuracy", {"comparisons", "no attention", "exact_sequence_accuracy"}},
          {"cost exponent of softmax(QK^T)V", {"attention_cost", "core_exponent"}, 2},
          {"cost exponent of the projections", {"attention_cost", "projections_exponent"}, 2}}},
+    {6, {{"step at which the repeats are learnt", {"induction", "collapse_step"}, 0},
+         {"loss on the repeated half", {"induction", "final", "loss_repeated"}},
+         {"induction score of the induction head", {"induction", "final", "induction_score"}},
+         {"previous-token score of its partner", {"induction", "final", "previous_token_score"}}}},
 };
 
 std::vector<std::string> headline_numbers(int phase, const Json& metrics, const std::string& file) {
@@ -130,6 +134,7 @@ const std::vector<KeyFigure> kKeyFigures = {
     {"data/phase3_rollout.npy", "Phase 3: attention rollout"},
     {"data/phase4_causal_weights.npy", "Phase 4: causal attention"},
     {"data/phase5_reversal_attention.npy", "Phase 5: reversal alignment"},
+    {"data/phase6_induction_head.npy", "Phase 6: an induction head"},
 };
 
 // The first [T, T] matrix of the file at `path` (head 1 of [H, T, T]); errors name the file.

@@ -28,7 +28,7 @@ using namespace attnlab;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: metrics_reference write [OUT] [REFERENCE]   record OUT/phase1..5/metrics.json
+constexpr const char* kUsage = R"(usage: metrics_reference write [OUT] [REFERENCE]   record OUT/phase1..6/metrics.json
        metrics_reference check [OUT] [REFERENCE]   compare a run with the record
        metrics_reference --help
 
@@ -46,7 +46,7 @@ Exit status: 0 when every recorded value matches (or the record was written),
 1 when a value differs or is missing or a file cannot be read, 2 on bad use.
 )";
 
-constexpr int kFirstPhase = 1, kLastPhase = 5;
+constexpr int kFirstPhase = 1, kLastPhase = 6;
 constexpr std::size_t kShownMismatches = 20;  // a changed default can move hundreds of values
 constexpr std::size_t kShownChars = 120;      // of each value in a mismatch line
 

@@ -51,10 +51,10 @@ Json phase_metrics(int n) {
     return m;
 }
 
-// A fresh out/ tree with phase1..5, and no reference yet.
+// A fresh out/ tree with phase1..6, and no reference yet.
 void make_tree() {
     fs::remove_all(dir());
-    for (int n = 1; n <= 5; ++n) save_json(out_dir() + "/phase" + std::to_string(n) + "/metrics.json", phase_metrics(n));
+    for (int n = 1; n <= 6; ++n) save_json(out_dir() + "/phase" + std::to_string(n) + "/metrics.json", phase_metrics(n));
 }
 
 void edit_phase(int n, const std::function<void(Json&)>& edit) {
@@ -77,7 +77,7 @@ TEST_CASE("metrics_reference write records every non-timing leaf under its path"
     record();
     const Json r = load_json(reference());
     // Per phase: seed, loss, mask, output, heads/0/entropy, heads/1/entropy, params.
-    CHECK(r.size() == 5 * 8);
+    CHECK(r.size() == 6 * 8);
     CHECK(r.at("phase2/loss") == Json(0.2));
     CHECK(r.at("phase3/heads/1/entropy") == Json(1.5));
     CHECK(r.at("phase1/output") == Json(Json::Array{Json(0.5), Json(-1.25), Json(3)}));
@@ -102,10 +102,10 @@ TEST_CASE("metrics_reference check passes an identical run and ignores timings",
         const testing::ProgramRun run = metrics_reference({"check", out_dir(), reference()});
         INFO(run.output);
         CHECK(run.exit_code == 0);
-        CHECK_THAT(run.output, Contains("metrics-reference: 40 passed, 0 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 48 passed, 0 failed"));
     }
     SECTION("every timing changed") {
-        for (int n = 1; n <= 5; ++n)
+        for (int n = 1; n <= 6; ++n)
             edit_phase(n, [n](Json& m) {
                 m["train_seconds"] = 99.0;
                 m["ms_per_step"] = 99.0;
@@ -118,14 +118,14 @@ TEST_CASE("metrics_reference check passes an identical run and ignores timings",
         const testing::ProgramRun run = metrics_reference({"check", out_dir(), reference()});
         INFO(run.output);
         CHECK(run.exit_code == 0);
-        CHECK_THAT(run.output, Contains("metrics-reference: 40 passed, 0 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 48 passed, 0 failed"));
     }
     SECTION("a new value is named but does not fail") {
         edit_phase(3, [](Json& m) { m["new_metric"] = 7; });
         const testing::ProgramRun run = metrics_reference({"check", out_dir(), reference()});
         INFO(run.output);
         CHECK(run.exit_code == 0);
-        CHECK_THAT(run.output, Contains("40 passed, 0 failed (1 new values not in the reference, e.g. phase3/new_metric)"));
+        CHECK_THAT(run.output, Contains("48 passed, 0 failed (1 new values not in the reference, e.g. phase3/new_metric)"));
     }
 }
 
@@ -138,7 +138,7 @@ TEST_CASE("metrics_reference check fails on a changed or missing value, naming i
         INFO(run.output);
         CHECK(run.exit_code == 1);
         CHECK_THAT(run.output, Contains("phase2/heads/1/entropy: reference 1.5, this run 1.5000000000000002"));
-        CHECK_THAT(run.output, Contains("metrics-reference: 39 passed, 1 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 47 passed, 1 failed"));
     }
     SECTION("one element of a list changed") {
         edit_phase(1, [](Json& m) { m["output"].as_array()[2] = 3.5; });
@@ -163,7 +163,7 @@ TEST_CASE("metrics_reference check fails on a changed or missing value, naming i
         INFO(run.output);
         CHECK(run.exit_code == 1);
         CHECK_THAT(run.output, Contains("phase5/seed: reference 5, this run <missing>"));
-        CHECK_THAT(run.output, Contains("metrics-reference: 39 passed, 1 failed"));
+        CHECK_THAT(run.output, Contains("metrics-reference: 47 passed, 1 failed"));
     }
 }
 

@@ -1,0 +1,58 @@
+// test_phase6.cpp — phase 6 as a learner runs it: its flags, and the induction heads its
+// default run must show (read back from the metrics.json it recorded).
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <unistd.h>
+
+#include "io/json.hpp"
+#include "tests/support/run_program.hpp"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+testing::ProgramRun phase6(std::vector<std::string> args) {
+    args.insert(args.begin(), testing::program_path("phase6_inside"));
+    return testing::run_program(args, 300);
+}
+
+}  // namespace
+
+TEST_CASE("phase 6 answers --help and refuses bad flags with exit status 2", "[phases][cli][phase6]") {
+    const auto help = phase6({"--help"});
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Catch::Contains("--steps N") && Catch::Contains("--seed N") && Catch::Contains("--out DIR"));
+    for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--steps", "10"}, "'10'"}, {{"--steps", "x"}, "'x'"}, {{"--seed", "-1"}, "'-1'"}, {{"--no-such", "1"}, "--no-such"}}) {
+        const auto r = phase6(args);
+        INFO(r.output);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.output, Catch::Contains(needle));
+    }
+}
+
+TEST_CASE("phase 6's default run forms an induction head, and ablating its partner undoes it", "[phases][phase6][slow]") {
+    const fs::path out = fs::temp_directory_path() / ("attnlab_phase6_" + std::to_string(::getpid()));
+    const auto r = phase6({"--out", out.string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const Json m = load_json((out / "phase6/metrics.json").string());
+    const Json& ind = m.at("induction");
+    const double uniform = ind.at("uniform_score").as_double();
+    CHECK(ind.at("collapse_step").as_double() > 0);  // not learnt at initialisation
+    CHECK(ind.at("final").at("induction_score").as_double() > 4 * uniform);  // a layer-2 head attends to the copied token
+    CHECK(ind.at("final").at("loss_repeated").as_double() < 0.3 * ind.at("final").at("loss_first").as_double());
+    CHECK(ind.at("induction_head").as_string().rfind("L2 ", 0) == 0);
+    // Switching the feeding previous-token head off undoes the induction head and the repeats' loss.
+    const Json& rows = m.at("ablation").at("rows");
+    const Json* feeder = nullptr;
+    for (const Json& row : rows.as_array())
+        if (row.at("head").as_string() == m.at("ablation").at("feeder").as_string()) feeder = &row;
+    REQUIRE(feeder != nullptr);
+    CHECK(feeder->at("induction").as_double() < 0.5 * rows.as_array()[0].at("induction").as_double());
+    CHECK(feeder->at("loss_repeated").as_double() > 3 * rows.as_array()[0].at("loss_repeated").as_double());
+    for (const char* f : {"induction_loss.png", "induction_scores.png", "induction_heads_before_after.png", "induction_heads_animated.gif"})
+        CHECK(fs::exists(out / "phase6" / f));
+    fs::remove_all(out);
+}
