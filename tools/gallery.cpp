@@ -58,7 +58,7 @@ std::map<std::string, std::string> read_captions(const std::string& dir) {
 }
 
 // The numbers each phase is about, as paths into its metrics.json (an array step is an
-// index). A path a phase no longer writes is an error: the page must not go quietly stale.
+// index). A path a phase does not write is an error: the page must not go quietly stale.
 struct Headline {
     std::string label;
     std::vector<std::string> path;

@@ -67,7 +67,7 @@ Json semantic_heads(const std::string& model, const std::vector<lab::HeadRoleSco
             out.push_back(Json::Object{{"head", head}, {"related_vs_uniform", r.weight / r.uniform},
                                        {"other_vs_uniform", o.weight / o.uniform}, {"semantic", semantic}});
         }
-    std::printf("  %s: semantic heads (related nouns > 2x uniform and > 1.5x the other nouns' lift; %lld noun queries): %s\n",
+    std::printf("  %s: semantic heads (related nouns > 2 times uniform and > 1.5 times the other nouns' lift; %lld noun queries): %s\n",
                 model.c_str(), (long long)find_score(s, lab::kRelatedNoun, 0, 0)->pairs, found.empty() ? "none" : found.c_str());
     for (const Json& x : out.as_array())
         std::printf("    %s related %.2fx uniform, other nouns %.2fx\n", x.at("head").as_string().c_str(),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/fuzz/make_seeds.py — writes the seed corpora in tests/fuzz/corpus/ and the
-regression inputs of issue 11 in tests/fuzz/regressions/ (standard library only).
+regression inputs in tests/fuzz/regressions/ (standard library only).
 
 Seeds are small valid files of each format, so the fuzzer starts inside the parser
 rather than at its first check. Run it from the repository root; the output is
@@ -100,7 +100,7 @@ put("corpus", "utf8", "grammar.txt", "the cat sat on the mat\nthe dog ran\n")
 put("corpus", "utf8", "accents.txt", "\u00e9t\u00e9 \u2713 \U0001F600 na\u00efve")
 put("corpus", "utf8", "mixed.txt", "<pad> [MASK] a\u00a0b\tc")
 
-# ---- regressions: inputs that once crashed (issue 11) -------------------------------
+# ---- regressions: .npy headers whose byte counts overflow ----------------------------
 # (2^31, 2^31) of <f4: 2^64 bytes wrapped to 0, loaded as 2^62 elements over no storage.
 put("regressions", "npy", "issue11_wrap_79_bytes.npy",
     b"\x93NUMPY\x01\x00\x45\x00{'descr':'<f4','fortran_order':False,'shape':(2147483648,2147483648)}")
