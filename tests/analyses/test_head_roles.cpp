@@ -30,7 +30,7 @@ TEST_CASE("gold pairs: agreement across a prepositional phrase, determiners, pro
     CHECK(has(g, Relation::determiner_noun, 3, 4));
     CHECK(has(g, Relation::subject_verb, 5, 1));  // the verb agrees with "cats", not with the nearer "dog"
     CHECK(has(g, Relation::pronoun_antecedent, 7, 1));
-    // the seed's toy sentence: "sat" -> "cat", "sat" -> "mat" (via "on"), each "the" -> its noun
+    // the course's toy sentence: "sat" -> "cat", "sat" -> "mat" (via "on"), each "the" -> its noun
     const auto toy = data::toy_gold_pairs(ids_of({"the", "cat", "sat", "on", "the", "mat"}));
     CHECK(toy.size() == 4);
     CHECK(has(toy, Relation::subject_verb, 2, 1));
