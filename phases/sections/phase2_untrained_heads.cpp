@@ -64,7 +64,7 @@ void section1_dropout(Frame& p) {
     p.m["untrained_dropout"] = Json::Object{{"rows", t.json_by("comparison")}, {"zeroed_fraction", zeroed}, {"draws", draws}};
     std::vector<std::string> labels;
     for (int i = 1; i <= 6; ++i) labels.push_back(std::to_string(i));
-    plots::HeatmapGridOptions go = grid_options("dropout 0.1 on the weights (head 1, sequence 1)", labels,
+    plots::HeatmapGridOptions go = grid_options("Dropout 0.1 on the weights (head 1, sequence 1)", labels,
                                                 {"eval: softmax weights", "train: 10% dropped, rest / 0.9"});
     go.vmax = max(w_train).item(), go.columns = 2;
     p.out.figure(plots::heatmap_grid({to_matrix(w_eval), to_matrix(w_train)}, go), "untrained_dropout",
@@ -106,7 +106,7 @@ void section2_structured_embeddings(Frame& p, const Tensor& trained, const std::
     p.m["structured_embeddings"] = t.json();
     std::vector<std::string> panels;
     for (int h = 1; h <= 4; ++h) panels.push_back("random head " + std::to_string(h));
-    plots::HeatmapGridOptions go = grid_options("structured embeddings, random MHA(64, 4)", tokens, panels);
+    plots::HeatmapGridOptions go = grid_options("Structured embeddings, random MHA(64, 4)", tokens, panels);
     go.columns = 2;
     std::vector<plots::Matrix> m;
     for (std::int64_t h = 0; h < 4; ++h) m.push_back(to_matrix(random_w.select(0, h)));
@@ -154,7 +154,7 @@ void section3_three_cases(Frame& p) {
     std::printf("  (local = weight on itself and its neighbours; the course's global = 1 - local, as its formula reduces to;\n"
                 "   uniform attention over 6 tokens would give self 1/6 = 0.167 and local 16/36 = 0.444)\n");
     p.m["three_cases"] = t.json();
-    plots::HeatmapGridOptions go = grid_options("random MHA(48, 6), each head on each case", {}, titles);
+    plots::HeatmapGridOptions go = grid_options("Random MHA(48, 6), each head on each case", {}, titles);
     go.row_labels = {"head 1", "head 2", "head 3", "head 4", "head 5", "head 6"};
     go.col_labels = {"self", "local", "global"};
     go.x_title = "attention kind", go.y_title = "head", go.columns = 3, go.colorbar_label = "mean weight";
@@ -200,7 +200,7 @@ void section5_single_vs_multi(Frame& p, const Tensor& trained) {
                                                  {"verdict_trained", diversity_verdict(sim_trained)}};
     std::vector<std::string> labels;
     for (int i = 1; i <= 8; ++i) labels.push_back(std::to_string(i));
-    plots::HeatmapGridOptions go = grid_options("one head vs 8 heads (random MHA, d_model 64)", labels,
+    plots::HeatmapGridOptions go = grid_options("One head vs 8 heads (random MHA, d_model 64)", labels,
                                                 {"single head", "8 heads: average", "8 heads: std across heads"});
     go.columns = 3, go.vmax = std::max(max(sw).item(), max(avg).item());
     p.out.figure(plots::heatmap_grid({to_matrix(sw), to_matrix(avg), to_matrix(sd)}, go), "untrained_single_vs_multi",
