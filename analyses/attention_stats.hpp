@@ -1,5 +1,5 @@
-// attention_stats.hpp — numbers that describe attention patterns (seed 000 Phases 2–3,
-// seed 002 §3, "Experiments to Try"). Inputs are attention weights [..., Tq, Tk]
+// attention_stats.hpp — numbers that describe attention patterns (entropy, self,
+// local and global weight, how alike heads are). Inputs are attention weights [..., Tq, Tk]
 // whose rows sum to 1 (or are all zero: a fully masked row, which counts as no attention).
 //
 //   entropy            −Σ_j w_ij ln w_ij per row: 0 = all weight on one key, ln Tk = uniform

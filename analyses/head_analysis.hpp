@@ -1,11 +1,10 @@
 // head_analysis.hpp — what each head of a multi-head layer does, in a few numbers
-// (seed 000 Phase 2, seed 002 §3), and the heads sweep (seed 004's suggested
-// modification: the same model with 1, 2, 4, ... heads at a fixed d_model).
+// (entropy, self, local, global), and the heads sweep (the same model with 1, 2, 4, ... heads at a fixed d_model).
 //
 // A head's pattern is its [T, T] weights on one sequence (query i at position i).
 // Per head, each a mean over the T queries:
 //   entropy   −Σ_j w_ij ln w_ij (nats); ln T is uniform attention, 0 one key only
-//   self      w_ii                        attention to itself (seed 002's "self")
+//   self      w_ii                        attention to itself ("self")
 //   local     Σ_{|i−j|≤1} w_ij            itself and its neighbours ("local")
 //   global    1 − local                   everything further away ("global")
 //   previous  w_{i,i−1}                   the previous token (0 for the first query)

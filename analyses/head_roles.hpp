@@ -9,7 +9,7 @@
 // direction: "sat" -> "cat"); where the mask hides that key from that query (a causal
 // model, a determiner before its noun) the pair is measured the other way round and its
 // relation named so ("noun->determiner"). Also measured: previous-token attention
-// (W[i][i−1] over every query after <bos>), the seed's "sequential" head.
+// (W[i][i−1] over every query after <bos>), the course's "sequential" head.
 //
 // Semantic heads (related nouns): data/grammar.hpp gives each noun a meaning (animal, person,
 // household object, place). A noun query's related nouns are the other nouns of its class it

@@ -6,7 +6,7 @@
 # variable to that run. --touch FILE then also times the rebuild after touching FILE (an edit).
 #
 #   bench/build_time.sh [--target all] [--rounds 2] REV[:VAR=VALUE] [...]
-#   bench/build_time.sh b42614f HEAD          # make all: the old commit, then this one, twice
+#   bench/build_time.sh main HEAD             # make all: main's tip, then this commit, twice
 #   bench/build_time.sh --target build HEAD:UNITY_BATCH=1 HEAD   # one object per library file, or eight
 #   bench/build_time.sh --target build --touch nn/attention.cpp HEAD
 set -euo pipefail

@@ -41,7 +41,8 @@ if [ ! -f "$peer" ] || ! "$python" -c 'import torch' 2>/dev/null; then
     have_torch=no
 fi
 # Debian's PyTorch calls whatever libblas.so.3 the alternatives name: with python3-torch alone
-# that is the reference BLAS, and PyTorch's W4 took 52 ms instead of 5 (session 22).
+# that is the reference BLAS, an order of magnitude slower than OpenBLAS on W4: the line below
+# names the BLAS PyTorch used, so a slow peer is not mistaken for a fast attnlab.
 if [ "$have_torch" = yes ]; then
     blas=$(/sbin/ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libblas\.so\.3 (.*x86-64.*) => //p' | head -1)
     [ -z "$blas" ] || blas=$(readlink -f "$blas")

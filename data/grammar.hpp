@@ -137,7 +137,7 @@ const Grammar& toy_grammar();
 //   subject_verb        the subject (first noun) <- its verb (the first verb, or "didn't")
 //   verb_object         the verb -> the first noun after it (object, or via a preposition)
 //   pronoun_antecedent  "it" / "they" -> the subject it agrees with
-// `from` is the word the seed's patterns put first ("the" -> "cat"; "sat" -> "cat"); `to` the other.
+// `from` is the word the course's patterns put first ("the" -> "cat"; "sat" -> "cat"); `to` the other.
 // Words the language does not have (a model's generated text may hold anything) are skipped.
 enum class Relation { determiner_noun, subject_verb, verb_object, pronoun_antecedent };
 const char* relation_name(Relation r);  // "determiner->noun", "verb->subject", "verb->object", "pronoun->antecedent"

@@ -1,4 +1,4 @@
-// reversal.hpp — the sequence-reversal task of seed 004 §8: read a sequence of
+// reversal.hpp — the sequence-reversal task of encoder-decoder attention: read a sequence of
 // digits, write it backwards.
 //
 //   source  3 7 1 5            (digits 0–9, length 4–10)

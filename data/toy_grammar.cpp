@@ -18,7 +18,7 @@
 //     dog sleep". The nearest noun is a distractor: the verb agrees with the subject,
 //     which may be six words back;
 //   * subject → pronoun: "... because it was" / "because they were" refers to the
-//     subject (the seed's "the animal didn't cross the street because it was too
+//     subject (the course's "the animal didn't cross the street because it was too
 //     tired"), past the object and any prepositional phrases, up to 14 words back.
 // Past-tense verbs (sat, saw, ...) and "didn't" do not agree, as in English, so the
 // subject's number must be carried across them to reach the pronoun.
@@ -28,7 +28,7 @@
 // once it is known, and inside a noun phrase which number the determiner allows and
 // which adjectives came. That is 87 states.
 //
-// The vocabulary was chosen to cover the seeds' English example sentences ("animal",
+// The vocabulary was chosen to cover the course's English example sentences ("animal",
 // "street", "didn't", "cross", "because", "it", "was", "too", "tired", "comfortable",
 // "quick", "brown", "fox", "jumps", "high" are here for them), so all of them are in
 // data/toy_sequences.txt, and a test checks the grammar can emit each one. Left out:

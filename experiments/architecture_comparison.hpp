@@ -1,5 +1,5 @@
 // architecture_comparison.hpp — attention vs RNN vs CNN vs fully connected on one long-range
-// task (seed 000's comparison tables: max path length, parallelism, content-based routing).
+// task (the usual comparison: maximum path length, parallelism, content-based routing).
 //
 // The task, recall k back: positions 1 … T−1 hold random symbols of a vocabulary of V
 // (x_1 … x_{T−1}); position T holds a query token "?k" naming a distance k ∈ [1, T−1];

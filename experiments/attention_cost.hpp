@@ -1,4 +1,4 @@
-// attention_cost.hpp — what self-attention costs as the sequence grows (seed 004 §10).
+// attention_cost.hpp — what self-attention costs as the sequence grows (quadratic in T).
 //
 // For one layer with H heads of width d_k on T tokens (d_model = H · d_k):
 //   the core, softmax(Q Kᵀ / √d_k) V, does 2 · 2·H·T²·d_k flops and holds two H×T×T

@@ -1,11 +1,11 @@
-// scaling_experiment.hpp — seed 000's "Why Scaling Matters" experiment, measured:
+// scaling_experiment.hpp — why attention scales its scores by 1/√d_k, measured:
 // what dividing the scores by √d_k does to their variance, to the softmax, to the
 // gradients through it, and to training.
 //
 // Queries and keys are projections of unit-variance inputs, q = x W_Q, k = x W_K,
 // with W ~ N(0, 1/d_k), so every component of q and k has unit variance — the
-// seed's assumption. Then q · k sums d_k products of unit variance: its variance is
-// d_k, and scaling by 1/√d_k brings it back to 1 (seed 004 §4.2).
+// the course's assumption. Then q · k sums d_k products of unit variance: its variance is
+// d_k, and scaling by 1/√d_k brings it back to 1.
 //
 // Left out: masks, multiple heads, and the learned projections of a real model
 // (phase 1 shows those on the trained model). The formula is written out here

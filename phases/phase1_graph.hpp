@@ -11,9 +11,11 @@
 #include "nn/attention.hpp"
 #include "phases/phase_common.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase1 {
+
+using namespace attnlab::phase;
 
 // attn: a one-head layer; X: its input, (T, d_model), a constant here.
-void section6_graph_backward_walks(Frame& f, const nn::MultiHeadAttention& attn, const Tensor& X);
+void section9_graph_backward_walks(Frame& f, const nn::MultiHeadAttention& attn, const Tensor& X);
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase1

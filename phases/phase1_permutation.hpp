@@ -1,5 +1,5 @@
-// phase1_permutation.hpp — seed 000's "permutation equivariant (without position
-// encoding)", measured on the trained single_head_model.
+// phase1_permutation.hpp — attention is permutation equivariant without position
+// encodings, measured on the trained single_head_model.
 //
 //   f(P X) = P f(X)   for every permutation matrix P,   if X carries no positions
 //
@@ -42,7 +42,7 @@ PermutationCheck check_permutation(nn::Transformer& model, const std::vector<std
 
 // Phase 1's section: both cases, printed and recorded from one table, drawn as four heatmaps.
 // `ids` is the sentence, `tokens` its labels.
-void section_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::int64_t>& ids,
+void section6_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::int64_t>& ids,
                                       const std::vector<std::string>& tokens);
 
 }  // namespace attnlab::phase1

@@ -1,17 +1,17 @@
-// phase1_single_head.cpp — Phase 1 of seed 000: scaled dot-product self-attention,
+// phase1_single_head.cpp — Phase 1: scaled dot-product self-attention,
 // run on "the cat sat on the mat" through the trained single_head_model.
 //
 //   Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V
 //
-// Steps, as the seed orders them: 1. one query and one key, then one query against
+// Steps, in the course's order: 1. one query and one key, then one query against
 // all keys; 2. the matrix form for the whole sentence, checked against the layer's
-// own forward; 3. the flow for the token "sat"; 4. the seeds' hand-worked examples;
+// own forward; 3. the flow for the token "sat"; 4. two hand-worked examples;
 // 5. why the sqrt(d_k): variance, saturation, gradients, training; 6. permutation
-// equivariance; 7-8. seed 003's three tokens and a random SelfAttention; 9. the graph
+// equivariance; 7-8. three tokens with Q = K = V = X and a random SelfAttention; 9. the graph
 // backward() walks and the ops as they run.
 //
 // The model is a 2-layer bidirectional encoder (d_model 64, one head, d_k = d_model
-// = 64, the seed's "typically d_k = d_model for single-head"); we look at its first
+// = 64, as single-head attention usually has it); we look at its first
 // attention layer, whose input X is ln1(tok_emb + pos_emb). Its projections have a
 // bias, so Q = X W_Q^T + b_Q (Linear weights are stored [out, in], as in PyTorch).
 // Writes out/phase1/*.svg|png, out/phase1/metrics.json, out/data/attention_weights.npy.
@@ -26,11 +26,11 @@
 #include "app/report.hpp"
 #include "experiments/scaling_experiment.hpp"
 #include "phases/phase1_permutation.hpp"
-#include "phases/phase1_seed003.hpp"
+#include "phases/phase1_untrained.hpp"
 #include "phases/phase1_graph.hpp"
 #include "phases/phase1_worked_examples.hpp"
 #include "phases/phase_common.hpp"
-#include "phases/seed000_errata.hpp"
+#include "phases/course_errata.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
 #include "plots/flow_diagram.hpp"
@@ -201,20 +201,20 @@ void section3_flow(Phase1& p) {
 }
 
 void section4_worked_examples(Phase1& p) {
-    section("4. The seeds' worked examples, computed");
+    section("4. Two hand-worked examples, computed");
     Json examples = Json::array();
-    for (const WorkedExample& ex : {seed001_exercise(), seed004_walkthrough()}) {
+    for (const WorkedExample& ex : {unscaled_one_query_example(), scaled_four_keys_example()}) {
         nn::AttentionResult r = ex.run();
         std::cout << ex.name << ":\n  weights " << r.weights << "\n  output  " << r.output << "\n";
         Json e = Json::Object{{"name", ex.name}, {"weights_row0", to_json(r.weights.select(0, 0))},
                               {"output_row0", to_json(r.output.select(0, 0))}};
-        e["seed_printed_weights_row0"] = Json::Array(ex.seed_row0.begin(), ex.seed_row0.end());
-        e["seed_printed_output_row0"] = Json::Array(ex.seed_out0.begin(), ex.seed_out0.end());
+        e["course_printed_weights_row0"] = Json::Array(ex.course_row0.begin(), ex.course_row0.end());
+        e["course_printed_output_row0"] = Json::Array(ex.course_out0.begin(), ex.course_out0.end());
         examples.push_back(e);
     }
-    std::printf("seed 001 prints the output as [2.751, 3.750]: it multiplied by the weights rounded to 3 decimals\n"
+    std::printf("the unscaled example's output is often printed as [2.751, 3.750]: that multiplies by the weights rounded to 3 decimals\n"
                 "(they sum to 0.999); the exact output is the one above, [2.754, 3.754].\n"
-                "seed 004 gives row 0 as 'approximately [0.31, 0.17, 0.31, 0.20]': row 0 of QK^T is [1, 0, 1, 0],\n"
+                "the scaled example's row 0 is not 'approximately [0.31, 0.17, 0.31, 0.20]': row 0 of QK^T is [1, 0, 1, 0],\n"
                 "so the weights must be [a, b, a, b]; they are [0.335, 0.165, 0.335, 0.165], as computed above.\n");
     p.m["worked_examples"] = examples;
 }
@@ -227,8 +227,8 @@ lab::Table scaling_table() {
                        {"median_row_grad_logits", "median row", 12, 4}, {"grad_norm_w_q", "|dL/dW_Q|", 10, 2}});
 }
 
-void section5a_why_sqrt_dk(Phase1& p, const std::vector<std::int64_t>& dks) {
-    section("5. Why sqrt(d_k): the seed's experiment on random unit-variance q, k");
+void section5_why_sqrt_dk(Phase1& p, const std::vector<std::int64_t>& dks) {
+    section("5. Why sqrt(d_k): the variance experiment on random unit-variance q, k");
     lab::Table t = scaling_table();
     t.print_header();
     std::vector<lab::ScalingStats> stats;
@@ -306,7 +306,7 @@ void section5b_train_with_and_without(Phase1& p, std::int64_t d_k, std::int64_t 
 }  // namespace
 
 int main(int argc, char** argv) try {
-    lab::Options opt("phase1", "Phase 1 of seed 000: single-head scaled dot-product attention, step by step.");
+    lab::Options opt("phase1", "Phase 1: single-head scaled dot-product attention, step by step.");
     add_common_flags(opt, {.phase = "phase1", .model = "single_head_model", .seed = 0});
     opt.add("d-k", "LIST", "8,32,128", "head widths of step 5's sqrt(d_k) experiment; the pointer task uses the largest");
     opt.add("steps", "N", "200", "training steps of step 5's pointer task");
@@ -326,13 +326,13 @@ int main(int argc, char** argv) try {
     section2_matrix_form(p);
     section3_flow(p);
     section4_worked_examples(p);
-    print_seed000_sat_erratum(p);
-    section5a_why_sqrt_dk(p, dks);
+    phase1::section4b_sat_scale_erratum(p);
+    section5_why_sqrt_dk(p, dks);
     section5b_train_with_and_without(p, dks.back(), steps);
-    phase1::section_permutation_equivariance(p, p.ckpt, p.ids, p.tokens);
-    section6_seed003_three_tokens(p);
-    section7_seed003_random_self_attention(p);
-    section6_graph_backward_walks(p, p.block().attn, p.X);
+    phase1::section6_permutation_equivariance(p, p.ckpt, p.ids, p.tokens);
+    phase1::section7_three_tokens(p);
+    phase1::section8_random_self_attention(p);
+    phase1::section9_graph_backward_walks(p, p.block().attn, p.X);
     p.out.save_metrics();
 } catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1
     return phase::unexpected_error(argv[0], e);

@@ -1,4 +1,4 @@
-// phase2_heads_cost.hpp — seed 000's comparison table says multi-head costs "~H×" the
+// phase2_heads_cost.hpp — multi-head attention is often said to cost "~H×" the
 // computation of a single head. At a fixed d_model it does not: H heads of width
 // d_k = d_model / H do, per layer and sequence of T tokens,
 //   projections  W_Q, W_K, W_V, W_O:        4 · 2·T·d_model²           (no H)

@@ -1,14 +1,14 @@
-// phase2_multi_head.cpp — Phase 2 of seed 000: multi-head attention, run on
+// phase2_multi_head.cpp — Phase 2: multi-head attention, run on
 // "the cat sat on the mat" through the trained multi_head_model (d_model 64, H = 4
 // heads of d_k = 16, 2 layers, bidirectional).
 //
 //   MultiHead(X) = Concat(head_1, ..., head_H) W_O,   head_h = Attention(X W_Q^h, X W_K^h, X W_V^h)
 //
-// Steps, as the seed orders them: 1. split into heads, attend in parallel,
+// Steps, as the course orders them: 1. split into heads, attend in parallel,
 // concatenate, project (checked against the layer) and the parameter count;
 // 2. one heatmap per head; 3. entropy per head; 4. what each head specialises in
-// (seed 002 §3) and how alike the heads are; 5. concatenation and projection
-// (seed 002 §4); 6. single head vs multi-head, and a sweep over the number of heads.
+// (self, local, global) and how alike the heads are; 5. concatenation and projection
+// (W_O); 6. single head vs multi-head, and a sweep over the number of heads.
 // Writes out/phase2/*.svg|png, out/phase2/metrics.json, out/data/multi_head_patterns.npy.
 // `phase2 --help` lists the settings: the sentence, the checkpoint (any multi-head
 // model), the seed, the head counts and d_model of step 6's sweep, its steps, --out.
@@ -21,7 +21,7 @@
 #include "app/report.hpp"
 #include "phases/phase2_heads_cost.hpp"
 #include "phases/phase2_parameter_counts.hpp"
-#include "phases/phase2_seed002.hpp"
+#include "phases/phase2_untrained_heads.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
@@ -126,7 +126,7 @@ void section2_heatmap_per_head(Phase2& p) {
 
 // Steps 3 and 4: one profile per head, one table: printed, recorded, drawn.
 void section3_4_entropy_and_specialisation(Phase2& p) {
-    section("3. Entropy per head: focused or diffuse? 4. Head specialisation (seed 002 section 3)");
+    section("3. Entropy per head: focused or diffuse? 4. Head specialisation");
     const lab::HeadProfile prof = lab::profile_heads(p.patterns);
     lab::Table t({{"head", "head", 4, -1}, {"entropy", "entropy", 8, 3}, {"kind", "kind", 8, -1}, {"self", "self", 6, 3},
                   {"local", "local", 6, 3}, {"global", "global", 6, 3}, {"previous", "previous", 8, 3}});
@@ -173,8 +173,8 @@ void section4_head_similarity(Phase2& p) {
 }
 
 void section5_concat_projection(Phase2& p) {
-    section("5. Concatenation and projection (seed 002 section 4)");
-    // Drawn as the seed draws it: features down, tokens across, so the concatenation is the heads stacked.
+    section("5. Concatenation and projection");
+    // Drawn as the course draws it: features down, tokens across, so the concatenation is the heads stacked.
     const std::int64_t H = p.H, d_k = p.d_k, T = p.T;
     std::vector<plots::Matrix> head_out;
     std::vector<std::string> head_titles;
@@ -210,8 +210,8 @@ std::vector<lab::Column> evaluation_columns() {
             {"parameters", "params", 7, -1}};
 }
 
-void section6a_single_vs_multi(Phase2& p) {
-    section("6. Single head vs multi-head, and a sweep over the number of heads");
+void section6_single_vs_multi(Phase2& p) {
+    section("6. Single head vs multi-head");
     nn::LoadedCheckpoint single = load_model(p.opt, lab::Task::single_head, "compare-checkpoint");
     const std::int64_t val_batch = lab::standard_config(lab::Task::multi_head).batch;
     std::vector<lab::Column> cols{{"model", "model", 18, -1}, {"n_heads", "H", 3, -1}};
@@ -232,7 +232,8 @@ void section6a_single_vs_multi(Phase2& p) {
 }
 
 // The sweep: the masked-token task of the standard models, at a budget that fits a phase run.
-void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_counts, std::int64_t d_model, std::int64_t steps) {
+void section6c_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_counts, std::int64_t d_model, std::int64_t steps) {
+    section("6c. A sweep over the number of heads");
     lab::TrainConfig sweep = lab::standard_config(lab::Task::multi_head);
     sweep.d_model = d_model, sweep.n_layers = 1, sweep.context = 16, sweep.batch = 32, sweep.steps = steps;
     sweep.warmup = std::min<std::int64_t>(40, steps / 10);
@@ -267,7 +268,7 @@ void section6b_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
 }  // namespace
 
 int main(int argc, char** argv) try {
-    lab::Options opt("phase2", "Phase 2 of seed 000: multi-head attention, step by step, and a sweep over the number of heads.");
+    lab::Options opt("phase2", "Phase 2: multi-head attention, step by step, and a sweep over the number of heads.");
     add_common_flags(opt, {.phase = "phase2", .model = "multi_head_model", .seed = 0});
     opt.add("compare-checkpoint", "PATH", "out/checkpoints/single_head_model.safetensors", "the model step 6 compares with --checkpoint");
     opt.add("heads", "LIST", "1,2,4,8,16", "head counts of step 6's sweep (each must divide --d-model)");
@@ -289,10 +290,10 @@ int main(int argc, char** argv) try {
     section3_4_entropy_and_specialisation(p);
     section4_head_similarity(p);
     section5_concat_projection(p);
-    section6a_single_vs_multi(p);
-    phase2::section_single_vs_multi_parameters(p, d_model, 4);
-    section6b_heads_sweep(p, head_counts, d_model, steps);
-    seed002::sections(p, p.patterns, p.tokens);
+    section6_single_vs_multi(p);
+    phase2::section6b_single_vs_multi_parameters(p, d_model, 4);
+    section6c_heads_sweep(p, head_counts, d_model, steps);
+    phase2::section7_untrained_heads(p, p.patterns, p.tokens);
     p.out.save_metrics();
 } catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1
     return phase::unexpected_error(argv[0], e);

@@ -11,11 +11,13 @@
 #pragma once
 #include "phases/phase_common.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase3 {
+
+using namespace attnlab::phase;
 
 // ids [T] as the model reads them (<bos> words <eos> for the toy grammar), tokens their labels,
 // text the sentence as printed.
 void section8_attention_gradients(Frame& f, nn::Transformer& model, const std::vector<std::int64_t>& ids,
                                   const std::vector<std::string>& tokens, const std::string& text);
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase3

@@ -1,4 +1,4 @@
-// phase3_visualization.cpp — Phase 3: seeing what trained attention does (seed 000, Phase 3).
+// phase3_visualization.cpp — Phase 3: seeing what trained attention does.
 //
 // Two trained models read the toy sentences: causal_model (TinyGPT, next-token
 // prediction, causal mask) and multi_head_model (the bidirectional encoder, masked-token
@@ -387,7 +387,7 @@ void section6_explorer(Phase3& p) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-    lab::Options opt("phase3", "Phase 3 of seed 000: seeing what trained attention does (flow, 3-D, rollout, distance, explorer).");
+    lab::Options opt("phase3", "Phase 3: seeing what trained attention does (flow, 3-D, rollout, distance, explorer).");
     phase::add_common_flags(opt, {.phase = "phase3", .model = "causal_model", .seed = 0});
     opt.add("compare-checkpoint", "PATH", "out/checkpoints/multi_head_model.safetensors", "the bidirectional model shown beside it");
     opt.parse(argc, argv);
@@ -399,8 +399,8 @@ int main(int argc, char** argv) try {
     section4_rollout(p);
     section5_attention_distance(p);
     section6_explorer(p);
-    phase3::section_head_types(p, p.models[0].checkpoint, p.models[1].checkpoint);
-    phase::section8_attention_gradients(p, p.models[0].model(), p.sequences[0].ids, p.tokens(), p.text);
+    phase3::section7_head_types(p, p.models[0].checkpoint, p.models[1].checkpoint);
+    phase3::section8_attention_gradients(p, p.models[0].model(), p.sequences[0].ids, p.tokens(), p.text);
     p.out.save_metrics();
     return 0;
 } catch (const std::exception& e) {  // none of the sections expected it: say what, exit 1

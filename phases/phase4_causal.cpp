@@ -1,11 +1,11 @@
-// phase4_causal.cpp — Seed 000, Phase 4: causal masking and autoregressive attention.
+// phase4_causal.cpp — Phase 4: causal masking and autoregressive attention.
 //
 // `make phase4` runs it and writes out/phase4/ (figures as SVG + PNG, metrics.json).
 // It follows the seed: the mask and its −∞ form; the same attention with and
 // without it; proof that the future cannot leak; what happens when training or
 // testing breaks causality; generation one token at a time (and the KV cache);
 // padding and combined masks; custom masks; entropy during training and head pruning;
-// seed 000's experimental setting (d_model 128, H 8, 32 tokens) and its 8 heads; the graph
+// the course's experimental setting (d_model 128, H 8, 32 tokens) and its 8 heads; the graph
 // backward() walks for the whole model, one box per module.
 // Also writes out/data/phase4_causal_weights.npy for the summary sheet.
 // The models: the trained causal_model (out/checkpoints/, trained here if missing)
@@ -26,8 +26,8 @@
 #include "phases/phase4_experiments.hpp"
 #include "phases/phase4_model_graph.hpp"
 #include "phases/phase4_pruning.hpp"
-#include "phases/phase4_seed001.hpp"
-#include "phases/seed000_errata.hpp"
+#include "phases/phase4_complexity.hpp"
+#include "phases/course_errata.hpp"
 #include "phases/phase4_learning.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
@@ -108,7 +108,7 @@ void section1_causal_mask(Phase4& p) {
     std::printf("additive form, added to the scores before softmax:\n%s\n", to_string(mask.additive()).c_str());
     std::printf("softmax([2, -inf, 3]) = %s: the blocked score gets exactly 0 (a score of 0 would get %.2f)\n",
                 to_string(softmax(tensor({2.0, -INFINITY, 3.0}), -1)).c_str(), softmax(tensor({2.0, 0.0, 3.0}), -1).at({1}));
-    print_seed000_softmax_errata(p);
+    print_softmax_errata(p);
     p.out.figure(plots::mask_chart({to_matrix(mask.allowed())}, {.title = "Causal mask: query i sees keys j <= i",
                                                                 .row_labels = words, .col_labels = words}),
                  "causal_mask",
@@ -348,7 +348,7 @@ void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& varian
                  "Phase 4: local and strided attention patterns of models trained with them.");
 }
 
-void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>& heads) {
+void section8_entropy_during_training(Phase4& p, const std::vector<std::string>& heads) {
     if (skipped_on_corpus(p, "8. Attention entropy during training", "it replays the standard training on the toy grammar")) return;
     section("8. Attention entropy during training, and pruning heads");
     // The recipe's whole run (causal_model's own training, replayed), not only step 4's first --steps.
@@ -381,7 +381,7 @@ void section8a_entropy_during_training(Phase4& p, const std::vector<std::string>
 
 // --prune each: one head off at a time (experiment 1). --prune L.H,L.H,...: those heads off
 // one after another, each staying off, so the last bar is the model without all of them.
-void section8b_head_pruning(Phase4& p, const std::vector<std::string>& heads, const std::vector<std::size_t>& order) {
+void section8_head_pruning(Phase4& p, const std::vector<std::string>& heads, const std::vector<std::size_t>& order) {
     if (skipped_on_corpus(p, "8. Pruning heads", "the loss it measures is on the toy grammar's validation set")) return;
     const double base = lab::evaluate(p.gpt(), lab::Task::causal).loss;
     std::vector<double> increase;
@@ -432,7 +432,7 @@ std::vector<std::size_t> prune_order(const lab::Options& opt, const std::vector<
 
 int main(int argc, char** argv) try {
     const auto t_start = std::chrono::steady_clock::now();
-    lab::Options opt("phase4", "Phase 4 of seed 000: causal masking and autoregressive attention.");
+    lab::Options opt("phase4", "Phase 4: causal masking and autoregressive attention.");
     add_common_flags(opt, {.phase = "phase4", .model = "causal_model", .seed = lab::standard_config(lab::Task::causal).seed});
     opt.add("mask", "LIST", "local:2,strided:2", "masks step 7 trains beside the causal one: none, local:W, strided:S");
     opt.add("prune", "ORDER", "each", "heads step 8 switches off: each (one at a time) or layer.head,... (one after another)");
@@ -451,18 +451,18 @@ int main(int argc, char** argv) try {
     section3_verify_causality(p);
     section4_break_causality(p);
     section5_generation(p);
-    seed001::complexity(p, p.gpt().config(), len(p.prompt));
+    phase4::section5b_complexity(p, p.gpt().config(), len(p.prompt));
     section6_padding(p);
     section7_custom_masks(p, variants);
-    section8a_entropy_during_training(p, phase4::head_names(p.gpt()));
-    section8b_head_pruning(p, phase4::head_names(p.gpt()), order);
-    if (!skipped_on_corpus(p, "8. Pruning to the minimum", "it measures the loss on the toy grammar's validation set"))
-        phase4::section_pruning_to_minimum(p, p.gpt());
+    section8_entropy_during_training(p, phase4::head_names(p.gpt()));
+    section8_head_pruning(p, phase4::head_names(p.gpt()), order);
+    if (!skipped_on_corpus(p, "8b. Pruning to the minimum", "it measures the loss on the toy grammar's validation set"))
+        phase4::section8b_pruning_to_minimum(p, p.gpt());
     if (!skipped_on_corpus(p, "9. Attention while it learns", "it replays the standard training on the toy grammar"))
-        section9_attention_while_it_learns(p, p.timeline, p.whole, p.ckpt.info.vocab);
-    if (!skipped_on_corpus(p, "10. The seeds' experimental setting", "it trains a model of the toy grammar"))
-        phase4::section_experimental_setting(p, p.steps * 6 / 10);  // d_model 128, H 8, 32 tokens
-    section11_whole_model_graph(p, p.gpt(), p.ids, opt.text("checkpoint"));
+        phase4::section9_attention_while_it_learns(p, p.timeline, p.whole, p.ckpt.info.vocab);
+    if (!skipped_on_corpus(p, "10. The experimental setting", "it trains a model of the toy grammar"))
+        phase4::section10_experimental_setting(p, p.steps * 6 / 10);  // d_model 128, H 8, 32 tokens
+    phase4::section11_whole_model_graph(p, p.gpt(), p.ids, opt.text("checkpoint"));
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 4 done in %.1f s\n", p.m["seconds"].as_double());

@@ -1,9 +1,9 @@
-// phase4_experimental_setting.hpp — seed 000's setting "for experiments": d_model = 128,
+// phase4_experimental_setting.hpp — the course's setting for experiments: d_model = 128,
 // H = 8, sequences up to 32 tokens (everything else in the phases uses its learning setting,
 // d_model 64, H = 4). Bodies in phases/sections/phase4_experimental_setting.cpp.
 //
 // One short causal TinyGPT run in that setting (the causal recipe otherwise: 2 layers, batch
-// 16, the same data), then seed 004 §13 exercise 3 on it: a heatmap per head of its 8 heads
+// 16, the same data), then the per-head exercise on it: a heatmap per head of its 8 heads
 // on one 32-token validation row, each head called local or global.
 //   learned something   its validation loss beside two references on the same tokens: the
 //                       unigram baseline (the entropy of the targets' own frequencies, the
@@ -33,6 +33,6 @@ namespace attnlab::phase4 {
 double unigram_baseline(const std::vector<data::LMBatch>& batches);
 
 // steps: the run's length (phase 4 passes 60% of its --steps).
-void section_experimental_setting(phase::Frame& f, std::int64_t steps);
+void section10_experimental_setting(phase::Frame& f, std::int64_t steps);
 
 }  // namespace attnlab::phase4

@@ -1,5 +1,5 @@
 // phase4_experiments.hpp — the measurements behind phase 4 (causal masking), kept
-// out of phases/phase4_causal.cpp so that the program reads as the seed's narrative.
+// out of phases/phase4_causal.cpp so that the program reads as the course's narrative.
 // tests/phases/test_phase4.cpp runs the same functions on small models.
 //
 //   with_mask            the same weights under another attention mask (copied by name)

@@ -40,9 +40,15 @@ std::vector<plots::Figure> every_step_frames(const lab::AttentionTimeline& tl, c
 
 }  // namespace learning
 
+}  // namespace attnlab::phase
+
+namespace attnlab::phase4 {
+
+using namespace attnlab::phase;
+
 // tl: the recorded run's snapshots ([snapshot][layer]: [H, T, T]); run: that run (its loss
 // curve); vocab: id -> word.
 void section9_attention_while_it_learns(Frame& f, const lab::AttentionTimeline& tl, const lab::TrainResult& run,
                                         const std::vector<std::string>& vocab);
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase4

@@ -10,9 +10,11 @@
 
 #include "phases/phase_common.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase4 {
+
+using namespace attnlab::phase;
 
 void section11_whole_model_graph(Frame& f, nn::Transformer& model, const std::vector<std::int64_t>& ids,
                                  const std::string& checkpoint);
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase4

@@ -1,4 +1,4 @@
-// phase4_pruning.hpp — seed 000's "Ablation studies: removing any head hurts performance",
+// phase4_pruning.hpp — the ablation claim that removing any head hurts performance,
 // taken to its end: how few heads does the trained causal model need?
 //
 // Each head's importance is the validation-loss increase with that head alone switched off
@@ -28,6 +28,6 @@ struct PruningToMinimum {
 
 PruningToMinimum prune_to_minimum(nn::Transformer& model, double tolerance);
 
-void section_pruning_to_minimum(phase::Frame& p, nn::Transformer& model, double tolerance = 0.05);
+void section8b_pruning_to_minimum(phase::Frame& p, nn::Transformer& model, double tolerance = 0.05);
 
 }  // namespace attnlab::phase4

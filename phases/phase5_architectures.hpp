@@ -1,5 +1,5 @@
 // phase5_architectures.hpp — step 14 of phase 5: attention vs RNN vs CNN vs fully connected
-// (seed 000's two comparison tables: max path length O(1) / O(n) / O(log n), parallelism,
+// (the usual comparison: maximum path length O(1) / O(n) / O(log n), parallelism,
 // content-based routing) measured on one long-range task, recall k back
 // (experiments/architecture_comparison.hpp): x_1 … x_32 of 8 symbols, then "?k"; answer x_{33−k}.
 //
@@ -42,7 +42,7 @@ void architectures_gradient(phase::Output& out, const RecallComparison& c, Json&
 
 void architectures_time(phase::Output& out, const RecallComparison& c, std::uint64_t seed, Json& result);
 
-Json architectures_section(phase::Output& out, std::uint64_t seed, std::int64_t steps);
+Json section14_architectures(phase::Output& out, std::uint64_t seed, std::int64_t steps);
 
 
 }  // namespace attnlab::phase5

@@ -8,7 +8,7 @@
 // running max and sum as key blocks arrive, and the row's weights rebuilt from the
 // kernel's log-sum-exp beside the composed path's weights.
 //
-// fused_attention_section(out_dir) writes out_dir/fused_attention_cost.{svg,png} and
+// section11_fused_attention(out_dir) writes out_dir/fused_attention_cost.{svg,png} and
 // out_dir/online_softmax.{svg,png} and returns the numbers for metrics.json.
 #pragma once
 #include <algorithm>
@@ -40,6 +40,6 @@ void fused_cost_against_T(phase::Output& out, Json& result);
 // writes online_softmax.
 void online_softmax_of_one_row(phase::Output& out, Json& result);
 
-Json fused_attention_section(phase::Output& out);
+Json section11_fused_attention(phase::Output& out);
 
 }  // namespace attnlab::phase5

@@ -1,5 +1,5 @@
-// phase5_positional.hpp — seed 003's exercise 3, "use nn.Embedding for positions instead of
-// sinusoidal": both encodings trained on the same task, from the same seed, in phase 5.
+// phase5_positional.hpp — learned positions (an embedding table) instead of sinusoidal ones:
+// both encodings trained on the same task, from the same seed, in phase 5.
 // Bodies in phases/sections/phase5_positional.cpp (each .cpp in phases/ is its own program).
 //
 // The task needs positions and nothing else: reverse 8 tokens (vocabulary 10) with one
@@ -9,7 +9,7 @@
 // every other weight's initial value, the batches and the steps; only PE differs:
 //   sinusoidal  PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), fixed;
 //   learned     a [T, d] table trained with the rest (nn::LearnedPositionalEmbedding).
-// A third variant, none (no PE at all), is the control tests/phases/test_seed_sections.cpp
+// A third variant, none (no PE at all), is the control tests/phases/test_course_examples.cpp
 // trains: without positions the layer cannot reverse (near chance), with either it can.
 #pragma once
 #include <algorithm>

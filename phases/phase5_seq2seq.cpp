@@ -1,9 +1,9 @@
 // phase5_seq2seq.cpp — attention where it began: a GRU encoder–decoder that learns to
-// reverse sequences (seed 004 §5, §7–§10; seed 003 §8–9 and its exercises).
+// reverse sequences (additive and dot-product attention, positions, cost, variants).
 //
 //   make phase5     writes out/phase5/*.svg, *.png and metrics.json
 //
-// Steps, in the seed's order:
+// Steps, in the course's order:
 //   1. the GRU, the recurrence attention was added to
 //   2. scoring functions: four ways to compare a query with a key
 //   3. cross-attention: queries from one sequence, keys/values from another
@@ -13,8 +13,8 @@
 //   7. attention vs none: the bottleneck grows with the source length
 //   8. scoring functions and 9. softmax vs sparsemax vs top-k, on the same task
 //  10. the cost of attention: quadratic in T; 11. the fused path (phase5_fused_attention.hpp)
-//  12. hard vs soft attention and dropout (seed 004; phase5_seed004.hpp); 13. learned vs
-//      sinusoidal positions (seed 003 exercise 3; phase5_positional.hpp)
+//  12. hard vs soft attention and dropout (phase5_hard_soft_dropout.hpp); 13. learned vs
+//      sinusoidal positions (phase5_positional.hpp)
 //  14. attention vs RNN vs CNN vs fully connected on recall-k-back (phase5_architectures.hpp)
 //
 // `phase5 --help` lists the settings: the seed, the GRU's --hidden width, the longest
@@ -34,7 +34,7 @@
 #include "experiments/seq2seq_experiment.hpp"
 #include "phases/phase5_architectures.hpp"
 #include "phases/phase5_fused_attention.hpp"
-#include "phases/phase5_seed004.hpp"
+#include "phases/phase5_hard_soft_dropout.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
@@ -112,9 +112,9 @@ void section4_positional_encodings(Phase5& p) {
         return static_cast<std::int64_t>(lt(range, scalar(0.1)).sum().item());
     };
     std::printf("\n4. Sinusoidal encoding [50, 128]: %lld of 128 dims vary by < 0.1 over 50 positions "
-                "(seed 003's exponent 2i/d on an even i: %lld)\n",
+                "(with the exponent 2i/d on an even i, a common slip: %lld)\n",
                 static_cast<long long>(flat_dims(pe)), static_cast<long long>(flat_dims(pe_seed)));
-    p.m["positional"] = Json::Object{{"flat_dims_paper", flat_dims(pe)}, {"flat_dims_seed003", flat_dims(pe_seed)}};
+    p.m["positional"] = Json::Object{{"flat_dims_paper", flat_dims(pe)}, {"flat_dims_course", flat_dims(pe_seed)}};
     auto every = [](std::int64_t n, std::int64_t step) {  // a label on every step-th cell only
         std::vector<std::string> labels(static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; i += step) labels[static_cast<std::size_t>(i)] = std::to_string(i);
@@ -400,7 +400,7 @@ void section0_settings(Phase5& p) {
 
 int main(int argc, char** argv) try {
     const auto t_start = std::chrono::steady_clock::now();
-    lab::Options opt("phase5", "Phase 5 (seeds 003-004): attention in a GRU encoder-decoder that learns to reverse digits.");
+    lab::Options opt("phase5", "Phase 5: attention in a GRU encoder-decoder that learns to reverse digits.");
     declare_flags(opt);
     opt.parse(argc, argv);
     const std::int64_t hidden = opt.integer("hidden", 2, 1024);
@@ -415,9 +415,9 @@ int main(int argc, char** argv) try {
     section7_8_compare(p);
     section9_sparsity(p);
     section10_cost(p, cost_lengths);
-    p.m["fused_attention"] = phase5::fused_attention_section(p.out);  // 11. the fused path
-    seed004::sections12_13(p, *p.models[1], p.runs[1].result, p.held_out, p.task, p.compare_steps, hidden);  // seed 004 §3.2, §12; seed 003 ex. 3
-    p.m["architectures"] = phase5::architectures_section(p.out, p.seed, p.main_steps);  // 14. (as many steps as the main model)
+    p.m["fused_attention"] = phase5::section11_fused_attention(p.out);  // 11. the fused path
+    phase5::sections12_13_hard_soft_positions(p, *p.models[1], p.runs[1].result, p.held_out, p.task, p.compare_steps, hidden);  // 12, 12b, 13
+    p.m["architectures"] = phase5::section14_architectures(p.out, p.seed, p.main_steps);  // 14. (as many steps as the main model)
     p.m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("\nphase 5 done in %.1f s\n", p.m.at("wall_seconds").as_double());

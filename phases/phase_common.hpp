@@ -5,9 +5,9 @@
 //
 // A phase program's main() is its table of contents: it declares its flags, reads them
 // (every check before any work, so a bad value costs nothing), then calls one function
-// per section of the seed, in the seed's order and with its step numbers.
+// per step of the course, in its order and with its step numbers.
 //
-// This file only removes repetition that would distract from the seed's narrative. Its
+// This file only removes repetition that would distract from the course's narrative. Its
 // bodies, like every phase section's, are in phases/sections/ (build/libphases.a), compiled
 // once rather than in every phase program: one phase rebuilds in seconds.
 #pragma once
@@ -34,7 +34,7 @@ namespace attnlab::phase {
 
 inline const std::string kToySentence = "the cat sat on the mat";
 
-// A numbered section heading, like the seed's steps.
+// A numbered section heading, like the course's steps.
 void section(const std::string& title);
 
 // A [R, C] tensor as rows of doubles, the plotter's input.

@@ -38,7 +38,7 @@ private:
     int filled_ = 0;
 };
 
-// Fixed literal/length code (RFC 1951 §3.2.6).
+// Fixed literal/length code (RFC 1951 section 3.2.6).
 void write_literal_length(BitWriter& w, int symbol) {
     if (symbol <= 143) w.code(0x30 + symbol, 8);
     else if (symbol <= 255) w.code(0x190 + (symbol - 144), 9);
@@ -46,7 +46,7 @@ void write_literal_length(BitWriter& w, int symbol) {
     else w.code(0xC0 + (symbol - 280), 8);
 }
 
-// Length 3..258 -> symbol 257..285 plus extra bits (RFC 1951 §3.2.5).
+// Length 3..258 -> symbol 257..285 plus extra bits (RFC 1951 section 3.2.5).
 constexpr int kLengthBase[] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
                                31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
 constexpr int kLengthExtra[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};

@@ -1,4 +1,4 @@
-// lzw.hpp — the variable-width LZW compression of GIF89a image data (spec §22 and
+// lzw.hpp — the variable-width LZW compression of GIF89a image data (spec section 22 and
 // Appendix F).
 //
 // Codes 0 .. 2^min_code_size - 1 are the palette indices themselves; the next two

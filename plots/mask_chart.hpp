@@ -1,6 +1,6 @@
 // mask_chart.hpp — attention masks drawn as binary grids: allowed white, blocked black.
 //
-// The seed's picture of a causal mask (Phase 4, "Causal Mask Matrix"): a lower
+// The course's picture of a causal mask (Phase 4, "Causal Mask Matrix"): a lower
 // triangle of white cells (may attend, 1) under an upper triangle of black ones
 // (blocked, 0), each cell with its 0/1 written in it and a two-swatch legend
 // instead of a colour bar, since there are only two values. Several masks (one

@@ -2,7 +2,8 @@
 //
 //   out/summary_all_phases.svg/.png  one key figure per phase, redrawn by our plotter
 //                                    from the matrices the phases saved in out/data/
-//   out/index.html                   every figure of every phase with a caption, links to
+//   out/index.html                   every figure of every phase with a caption (in the
+//                                    phase's order, tools/gallery_order.hpp), links to
 //                                    the SVGs and the explorer, and each phase's headline
 //                                    numbers from its metrics.json
 //
@@ -24,6 +25,7 @@
 #include "io/json.hpp"
 #include "io/npy.hpp"
 #include "tensor/ops.hpp"
+#include "tools/gallery_order.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -58,7 +60,7 @@ std::map<std::string, std::string> read_captions(const std::string& dir) {
 }
 
 // The numbers each phase is about, as paths into its metrics.json (an array step is an
-// index). A path a phase no longer writes is an error: the page must not go quietly stale.
+// index). A path a phase does not write is an error: the page must not go quietly stale.
 struct Headline {
     std::string label;
     std::vector<std::string> path;
@@ -232,7 +234,7 @@ int main(int argc, char** argv) {
             std::set<std::string> stems;
             for (const auto& e : fs::directory_iterator(dir))
                 if (e.path().extension() == ".png" || e.path().extension() == ".gif") stems.insert(e.path().stem().string());
-            for (const std::string& s : stems) {
+            for (const std::string& s : gallery::ordered_figures(n, stems)) {  // the phase's order, key figure first
                 const std::string base = "phase" + std::to_string(n) + "/" + s;
                 const bool gif = fs::exists(dir + "/" + s + ".gif");
                 const std::string link = fs::exists(dir + "/" + s + ".svg") ? ".svg" : fs::exists(dir + "/" + s + ".png") ? ".png" : ".gif";

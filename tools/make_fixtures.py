@@ -57,7 +57,7 @@ CASES = {
 
 
 class MHA(torch.nn.Module):
-    """The seeds' multi-head attention (seed 002), with attnlab's parameter names."""
+    """The course's multi-head attention module, with attnlab's parameter names."""
 
     def __init__(self, d_model, n_heads, kdim, vdim):
         super().__init__()

@@ -58,7 +58,7 @@ struct TrainConfig {
     std::int64_t batch = 16;       // B
     std::int64_t shards = 1;       // > 1: the batch's rows split into this many runs, one model replica
                                    // each, trained at once on up to this many threads (nn/data_parallel.hpp;
-                                   // W4 on 2 threads: 1.6x with 2 shards); the same bits at any thread count
+                                   // bench/ab.sh times it); the same bits at any thread count
     double lr = 3e-3;              // peak, after warm-up; cosine decay to lr × min_lr_ratio
     std::int64_t warmup = 100;
     double min_lr_ratio = 0.1;     // where the cosine ends, as a share of the peak (nanoGPT: 1e-4 of 1e-3)

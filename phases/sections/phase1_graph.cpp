@@ -9,9 +9,11 @@
 #include "autograd/trace.hpp"
 #include "analyses/graph_view.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase1 {
 
-void section6_graph_backward_walks(Frame& f, const nn::MultiHeadAttention& attn, const Tensor& X) {
+using namespace attnlab::phase;
+
+void section9_graph_backward_walks(Frame& f, const nn::MultiHeadAttention& attn, const Tensor& X) {
     section("9. The graph backward() walks, and the ops as they run");
     const bool was_recording = GradMode::enabled();
     GradMode::set_enabled(true);  // phase 1 reads under NoGradGuard; this step records on purpose
@@ -68,4 +70,4 @@ void section6_graph_backward_walks(Frame& f, const nn::MultiHeadAttention& attn,
                  "parameters (green) and constants (grey); red shading is |dL/d(output)| on a log scale.");
 }
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase1

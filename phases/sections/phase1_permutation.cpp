@@ -51,7 +51,7 @@ PermutationCheck check_permutation(nn::Transformer& model, const std::vector<std
     return c;
 }
 
-void section_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::int64_t>& ids,
+void section6_permutation_equivariance(Frame& p, nn::LoadedCheckpoint& ckpt, const std::vector<std::int64_t>& ids,
                                       const std::vector<std::string>& tokens) {
     section("6. Permutation equivariance: without positions, shuffling the tokens shuffles the output");
     nn::Transformer& model = *ckpt.model;

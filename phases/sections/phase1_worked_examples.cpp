@@ -5,8 +5,8 @@
 
 namespace attnlab::phase {
 
-WorkedExample seed001_exercise() {
-    return {"seed 001, exercise 1 (unscaled)",
+WorkedExample unscaled_one_query_example() {
+    return {"one query, three keys (unscaled)",
             tensor({{1.0, 0.0}}),
             tensor({{1.0, 0.0}, {0.0, 1.0}, {0.7, 0.7}}),
             tensor({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}}),
@@ -17,8 +17,8 @@ WorkedExample seed001_exercise() {
             {2.751, 3.750}};
 }
 
-WorkedExample seed004_walkthrough() {
-    return {"seed 004, section 4.3 (scaled by 1/sqrt(2))",
+WorkedExample scaled_four_keys_example() {
+    return {"three queries, four keys (scaled by 1/sqrt(2))",
             tensor({{1, 0}, {0, 1}, {1, 1}}),
             tensor({{1, 0}, {0, 1}, {1, 1}, {0, 0}}),
             tensor({{1, 2}, {3, 4}, {5, 6}, {7, 8}}),

@@ -11,12 +11,12 @@ double attention_flops(std::int64_t T, std::int64_t d_model, std::int64_t n_head
 void draw_time_per_step(Frame& p, const lab::Table& sweep, std::int64_t d_model, std::int64_t context) {
     const std::vector<double> H = sweep.column("n_heads"), ms = sweep.column("ms_per_step");
     if (H.empty()) return;
-    plots::Series claim{.name = "seed's ~H x (from the " + std::to_string(static_cast<long long>(H.front())) + "-head time)",
+    plots::Series claim{.name = "the course's ~H x (from the " + std::to_string(static_cast<long long>(H.front())) + "-head time)",
                         .markers = false, .dashed = true};
     for (std::size_t i = 0; i < H.size(); ++i) claim.x.push_back(H[i]), claim.y.push_back(ms.front() * H[i] / H.front());
     const double flop_ratio = attention_flops(context, d_model, static_cast<std::int64_t>(H.back())) /
                               attention_flops(context, d_model, static_cast<std::int64_t>(H.front()));
-    std::printf("time per step: %.1f ms at H = %.0f, %.1f ms at H = %.0f (x%.2f); the seed's ~H x predicts x%.0f;\n"
+    std::printf("time per step: %.1f ms at H = %.0f, %.1f ms at H = %.0f (x%.2f); the course's ~H x predicts x%.0f;\n"
                 "the attention flops per layer (T = %lld) change by x%.3f: only the softmax's H T^2 term grows with H\n",
                 ms.front(), H.front(), ms.back(), H.back(), ms.back() / ms.front(), H.back() / H.front(),
                 static_cast<long long>(context), flop_ratio);
@@ -29,7 +29,7 @@ void draw_time_per_step(Frame& p, const lab::Table& sweep, std::int64_t d_model,
                                     .log_x = true, .log_y = true}),
                  "heads_time_per_step",
                  "Phase 2: time per training step of the heads sweep against H at fixed d_model " + dm +
-                     ", beside the seed's ~H x claim; the flops do not grow with H.");
+                     ", beside the course's ~H x claim; the flops do not grow with H.");
 }
 
 }  // namespace attnlab::phase2

@@ -8,7 +8,9 @@
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase3 {
+
+using namespace attnlab::phase;
 
 void section8_attention_gradients(Frame& f, nn::Transformer& model, const std::vector<std::int64_t>& ids,
                                   const std::vector<std::string>& tokens, const std::string& text) {
@@ -70,4 +72,4 @@ void section8_attention_gradients(Frame& f, nn::Transformer& model, const std::v
                  "rows normalised).");
 }
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase3

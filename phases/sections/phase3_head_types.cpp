@@ -27,7 +27,7 @@ const lab::HeadRoleScore* find_score(const std::vector<lab::HeadRoleScore>& s, c
     return nullptr;
 }
 
-// The seed's four heads, checked in each layer: does the head it names score highest
+// The course's four heads, checked in each layer: does the head it names score highest
 // there, at more than twice uniform attention?
 Json seed_expectations(const std::string& model, const std::vector<lab::HeadRoleScore>& s, bool causal,
                        std::int64_t L, std::int64_t H) {
@@ -42,7 +42,7 @@ Json seed_expectations(const std::string& model, const std::vector<lab::HeadRole
                 if (find_score(s, rel, l, h)->weight > find_score(s, rel, l, best)->weight) best = h;
             const lab::HeadRoleScore &n = *find_score(s, rel, l, named), &b = *find_score(s, rel, l, best);
             const bool match = best == named && n.weight > 2 * n.uniform;
-            std::printf("  %-17s seed's head %lld (%s): L%lld H%lld %.3f (uniform %.3f); best in layer %lld: H%lld %.3f -> %s\n",
+            std::printf("  %-17s the course's head %lld (%s): L%lld H%lld %.3f (uniform %.3f); best in layer %lld: H%lld %.3f -> %s\n",
                         model.c_str(), (long long)named + 1, rel.c_str(), (long long)l + 1, (long long)named + 1, n.weight,
                         n.uniform, (long long)l + 1, (long long)best + 1, b.weight, match ? "matches" : "does not match");
             out.push_back(Json::Object{{"model", model}, {"relation", rel}, {"layer", l}, {"seed_head", named},
@@ -67,7 +67,7 @@ Json semantic_heads(const std::string& model, const std::vector<lab::HeadRoleSco
             out.push_back(Json::Object{{"head", head}, {"related_vs_uniform", r.weight / r.uniform},
                                        {"other_vs_uniform", o.weight / o.uniform}, {"semantic", semantic}});
         }
-    std::printf("  %s: semantic heads (related nouns > 2x uniform and > 1.5x the other nouns' lift; %lld noun queries): %s\n",
+    std::printf("  %s: semantic heads (related nouns > 2 times uniform and > 1.5 times the other nouns' lift; %lld noun queries): %s\n",
                 model.c_str(), (long long)find_score(s, lab::kRelatedNoun, 0, 0)->pairs, found.empty() ? "none" : found.c_str());
     for (const Json& x : out.as_array())
         std::printf("    %s related %.2fx uniform, other nouns %.2fx\n", x.at("head").as_string().c_str(),
@@ -75,7 +75,7 @@ Json semantic_heads(const std::string& model, const std::vector<lab::HeadRoleSco
     return out;
 }
 
-// One model: a table (one row per relation, one column per head), a heatmap panel, the seed's check.
+// One model: a table (one row per relation, one column per head), a heatmap panel, the course's check.
 plots::Figure head_types_of(Frame& p, const std::string& name, nn::Transformer& model,
                             const std::vector<std::vector<std::int64_t>>& sentences) {
     const std::vector<lab::HeadRoleScore> s = lab::measure_head_roles(model, sentences);
@@ -160,7 +160,7 @@ void generated_text_roles(Frame& p, nn::Transformer& model, const std::vector<st
     p.m["generated_text_roles"] = Json::Object{{"texts", texts}, {"weights", t.json()}};
 }
 
-void section_head_types(Frame& p, nn::LoadedCheckpoint& causal, nn::LoadedCheckpoint& bidirectional,
+void section7_head_types(Frame& p, nn::LoadedCheckpoint& causal, nn::LoadedCheckpoint& bidirectional,
                         std::int64_t n_sentences) {
     for (const nn::LoadedCheckpoint* ck : {&causal, &bidirectional})
         if (ck->info.vocab != lab::grammar_vocab()) {  // one line, in place of the section
@@ -168,7 +168,7 @@ void section_head_types(Frame& p, nn::LoadedCheckpoint& causal, nn::LoadedCheckp
                     trained_on(*ck));
             return;
         }
-    section("7. Head types: which heads follow the grammar's dependencies (seed 000's expected patterns)");
+    section("7. Head types: which heads follow the grammar's dependencies (the patterns a trained model is expected to show)");
     Generator gen(p.seed);
     std::vector<std::vector<std::int64_t>> sentences;
     const std::int64_t fit = std::min(causal.model->config().context, bidirectional.model->config().context) - 2;
@@ -184,7 +184,7 @@ void section_head_types(Frame& p, nn::LoadedCheckpoint& causal, nn::LoadedCheckp
                  "Phase 3: per head, the mean attention weight a word puts on its grammatical partner (verb->subject, "
                  "verb->object, determiner/noun, previous token, pronoun->antecedent) and the mass a noun puts on related "
                  "nouns (same meaning) and on other nouns, bidirectional and causal model.");
-    section("7b. Seed 001 exercise 3: the same weights on text the causal model generates");
+    section("7b. Attention on generated text: the same weights on text the causal model writes");
     generated_text_roles(p, *causal.model, {"the animal didn't cross the street because", "the cats near the dog sleep because", "this dog sat on the mat because"});
 }
 

@@ -17,11 +17,11 @@ double unigram_baseline(const std::vector<data::LMBatch>& batches) {
     return h;
 }
 
-void section_experimental_setting(phase::Frame& f, std::int64_t steps) {
+void section10_experimental_setting(phase::Frame& f, std::int64_t steps) {
     lab::TrainConfig c = lab::standard_config(lab::Task::causal);
     c.d_model = 128, c.n_heads = 8, c.context = 32, c.steps = steps, c.warmup = std::max<std::int64_t>(1, steps / 5);
     c.eval_every = steps, c.seed = f.seed, c.progress = lab::TrainConfig::Progress::quiet;
-    phase::section("10. Seed 000's experimental setting: d_model 128, H 8, 32 tokens; causal TinyGPT, " + std::to_string(steps) + " steps");
+    phase::section("10. The experimental setting: d_model 128, H 8, 32 tokens; causal TinyGPT, " + std::to_string(steps) + " steps");
     const lab::TrainResult r = lab::train(c);
     const std::vector<data::LMBatch> val = data::make_lm_validation(data::toy_grammar(), c.val_batches, c.batch, c.context);
     const double unigram = unigram_baseline(val);
@@ -31,7 +31,7 @@ void section_experimental_setting(phase::Frame& f, std::int64_t steps) {
                 static_cast<long long>(r.model->parameter_count()), 1000 * r.seconds / static_cast<double>(steps), r.final_eval.loss,
                 r.final_eval.accuracy, unigram, r.final_eval.floor, 100 * (unigram - r.final_eval.loss) / (unigram - r.final_eval.floor));
 
-    // ---- seed 004 §13 exercise 3: the 8 heads of layer 1 on one validation row of 32 tokens --------
+    // ---- each of the 8 heads of layer 1 on one validation row of 32 tokens --------
     const Tensor ids = val.at(0).ids.narrow(0, 0, 1);                       // (1, T)
     const Tensor w = layer_weights(*r.model, ids, 0).select(0, 0);          // (H, T, T)
     const Tensor local = mean(lab::local_mass(w), -1), back = mean(lab::row_distance(w), -1), ent = mean(lab::row_entropy(w), -1);  // (H)
@@ -69,7 +69,7 @@ void section_experimental_setting(phase::Frame& f, std::int64_t steps) {
     for (std::size_t i = 0; i < tokens.size(); ++i)
         for (std::size_t j = i + 1; j < tokens.size(); ++j) go.mask[i][j] = true;  // the future: hidden by the causal mask
     f.out.figure(plots::heatmap_grid(panels, go), "experimental_setting_heads",
-                 "Phase 4, step 10: seed 000's experimental setting (d_model 128, H 8, 32 tokens) trained " + std::to_string(steps) +
+                 "Phase 4, step 10: the experimental setting (d_model 128, H 8, 32 tokens) trained " + std::to_string(steps) +
                      " steps: each of the 8 heads of layer 1 on one validation row, titled local or global with its weight on "
                      "the token itself and the one before (" + std::to_string(n_local) + " of 8 local).");
 }

@@ -41,7 +41,9 @@ std::vector<plots::Figure> every_step_frames(const lab::AttentionTimeline& tl, c
 
 }  // namespace attnlab::phase::learning
 
-namespace attnlab::phase {
+namespace attnlab::phase4 {
+
+using namespace attnlab::phase;
 
 void section9_attention_while_it_learns(Frame& f, const lab::AttentionTimeline& tl, const lab::TrainResult& run,
                                         const std::vector<std::string>& vocab) {
@@ -93,4 +95,4 @@ void section9_attention_while_it_learns(Frame& f, const lab::AttentionTimeline& 
                     50);
 }
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase4

@@ -6,7 +6,9 @@
 
 #include "analyses/model_graph.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase4 {
+
+using namespace attnlab::phase;
 
 void section11_whole_model_graph(Frame& f, nn::Transformer& model, const std::vector<std::int64_t>& ids,
                                  const std::string& checkpoint) {
@@ -31,4 +33,4 @@ void section11_whole_model_graph(Frame& f, nn::Transformer& model, const std::ve
                  "batch axis), the modules around it folded.");
 }
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase4

@@ -17,7 +17,7 @@ PruningToMinimum prune_to_minimum(nn::Transformer& model, double tolerance) {
     return r;
 }
 
-void section_pruning_to_minimum(phase::Frame& p, nn::Transformer& model, double tolerance) {
+void section8b_pruning_to_minimum(phase::Frame& p, nn::Transformer& model, double tolerance) {
     phase::section("8b. Pruning to the minimum: heads off one after another, least important first");
     const PruningToMinimum r = prune_to_minimum(model, tolerance);
     const std::vector<std::string> names = head_names(model);

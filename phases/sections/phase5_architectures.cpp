@@ -113,7 +113,7 @@ void architectures_time(phase::Output& out, const RecallComparison& c, std::uint
                "exponents (one thread: the GRU's T sequential steps against the others' few large operations).");
 }
 
-Json architectures_section(phase::Output& out, std::uint64_t seed, std::int64_t steps) {
+Json section14_architectures(phase::Output& out, std::uint64_t seed, std::int64_t steps) {
     RecallComparison c;
     c.cfg = {.steps = steps, .batch = 64, .eval_per_k = 256, .lr = 3e-3, .seed = seed + 20};
     c.runs.resize(std::size(lab::kArchitectures));

@@ -96,7 +96,7 @@ void online_softmax_of_one_row(phase::Output& out, Json& result) {
                "rebuilt from the log-sum-exp beside the composed softmax.");
 }
 
-Json fused_attention_section(phase::Output& out) {
+Json section11_fused_attention(phase::Output& out) {
     Json result = Json::object();
     fused_cost_against_T(out, result);
     online_softmax_of_one_row(out, result);

@@ -62,7 +62,7 @@ std::int64_t first_below(const lab::Curve& c, double level) {
 void section13_learned_vs_sinusoidal(Frame& p, std::int64_t steps) {
     ReverseTask task;
     task.steps = steps;
-    section("13. Seed 003 exercise 3: learned vs sinusoidal positions, reversing " + std::to_string(task.T) + " tokens");
+    section("13. Learned vs sinusoidal positions, reversing " + std::to_string(task.T) + " tokens");
     std::printf("  one-head attention, d_model %lld, vocab %lld, batch %lld, %lld Adam steps at %g, same seed\n",
                 static_cast<long long>(task.d_model), static_cast<long long>(task.vocab), static_cast<long long>(task.batch),
                 static_cast<long long>(task.steps), task.lr);
@@ -81,10 +81,10 @@ void section13_learned_vs_sinusoidal(Frame& p, std::int64_t steps) {
     }
     std::printf("  (chance: accuracy %.2f, loss ln %lld = %.3f)\n", 1.0 / static_cast<double>(task.vocab),
                 static_cast<long long>(task.vocab), std::log(static_cast<double>(task.vocab)));
-    p.m["seed003_positional"] = Json::Object{{"steps", task.steps}, {"rows", t.json_by("positions")}};
-    p.out.figure(plots::line_chart(curves, {.title = "Seed 003 ex. 3: learned vs sinusoidal positions (reverse 8 tokens)",
+    p.m["learned_vs_sinusoidal"] = Json::Object{{"steps", task.steps}, {"rows", t.json_by("positions")}};
+    p.out.figure(plots::line_chart(curves, {.title = "Learned vs sinusoidal positions (reverse 8 tokens)",
                                             .x_title = "step", .y_title = "training loss (mean of 20 steps)"}),
-                 "seed003_positional",
+                 "learned_vs_sinusoidal",
                  "Phase 5: one attention layer reversing 8 tokens with sinusoidal and with learned positional encodings, same seed and batches.");
 }
 

@@ -30,7 +30,7 @@ TEST_CASE("gold pairs: agreement across a prepositional phrase, determiners, pro
     CHECK(has(g, Relation::determiner_noun, 3, 4));
     CHECK(has(g, Relation::subject_verb, 5, 1));  // the verb agrees with "cats", not with the nearer "dog"
     CHECK(has(g, Relation::pronoun_antecedent, 7, 1));
-    // the seed's toy sentence: "sat" -> "cat", "sat" -> "mat" (via "on"), each "the" -> its noun
+    // the course's toy sentence: "sat" -> "cat", "sat" -> "mat" (via "on"), each "the" -> its noun
     const auto toy = data::toy_gold_pairs(ids_of({"the", "cat", "sat", "on", "the", "mat"}));
     CHECK(toy.size() == 4);
     CHECK(has(toy, Relation::subject_verb, 2, 1));
@@ -123,7 +123,7 @@ TEST_CASE("semantic head score: attention mass from a noun on related nouns, bes
         CHECK(r0.uniform == Approx(0.1));  // one related noun of 10 keys
         CHECK(o0.weight == 0.0);
         CHECK(lab::is_semantic_head(r0, o0));
-        // a head on nouns of any meaning alike is not semantic: 3.8x uniform on related nouns, 3.0x on others
+        // a head on nouns of any meaning alike is not semantic: 3.8 times uniform on related nouns, 3.0 times on others
         CHECK_FALSE(lab::is_semantic_head({lab::kRelatedNoun, 0, 0, 0.38, 0.1, 5}, {lab::kOtherNoun, 0, 0, 0.30, 0.1, 5}));
         CHECK(lab::is_semantic_head({lab::kRelatedNoun, 0, 0, 0.38, 0.1, 5}, {lab::kOtherNoun, 0, 0, 0.20, 0.1, 5}));
         const lab::HeadRoleScore r1 = score(s, lab::kRelatedNoun, 1), o1 = score(s, lab::kOtherNoun, 1);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/fuzz/make_seeds.py — writes the seed corpora in tests/fuzz/corpus/ (but for
-seq2seq_checkpoint's, which `seq2seq train` writes: see README.md) and the
-regression inputs of issue 11 in tests/fuzz/regressions/ (standard library only).
+seq2seq_checkpoint's, which `seq2seq train` writes: see README.md) and the regression
+inputs in tests/fuzz/regressions/ (standard library only).
 
 Seeds are small valid files of each format, so the fuzzer starts inside the parser
 rather than at its first check. Run it from the repository root; the output is
@@ -116,7 +116,7 @@ put("corpus", "npy_write", "f64_t_3x2x4.bin", bytes([4, 3, 3, 2, 4]) + struct.pa
 put("corpus", "npy_write", "i64_scalar.bin", bytes([2, 0]) + struct.pack("<q", -7))
 put("corpus", "npy_write", "f32_0x5.bin", bytes([3, 2, 0, 5]))
 
-# ---- regressions: inputs that once crashed (issue 11) -------------------------------
+# ---- regressions: .npy headers whose byte counts overflow ----------------------------
 # (2^31, 2^31) of <f4: 2^64 bytes wrapped to 0, loaded as 2^62 elements over no storage.
 put("regressions", "npy", "issue11_wrap_79_bytes.npy",
     b"\x93NUMPY\x01\x00\x45\x00{'descr':'<f4','fortran_order':False,'shape':(2147483648,2147483648)}")

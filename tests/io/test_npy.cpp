@@ -71,7 +71,7 @@ std::string npy_with(const std::string& header, const std::string& data = "") {
 
 TEST_CASE("the 79-byte .npy of shape (2^31, 2^31): its byte count would wrap to 0", "[tensor][npy][bad-input]") {
     const std::string bytes = npy_with("{'descr':'<f4','fortran_order':False,'shape':(2147483648,2147483648)}");
-    REQUIRE(bytes.size() == 79);  // the reproducer from issue 11, byte for byte in size
+    REQUIRE(bytes.size() == 79);  // the smallest such file: a valid header and no data
     CHECK_THAT(thrown<IOError>([&] { parse_npy(bytes, "wrap.npy"); }),
                Contains("load_npy: 'wrap.npy': shape [2147483648, 2147483648] of <f4 is too large"));
 }

@@ -22,8 +22,8 @@ Tensor input(const Shape& s) { return attnlab::testing::grad_input(gen, s); }
 std::string fixture(const std::string& name) { return std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/" + name + ".npy"; }
 }  // namespace
 
-TEST_CASE("the seeds' worked examples", "[nn][attention]") {
-    SECTION("seed 001 exercise 1: one query, three keys, unscaled") {
+TEST_CASE("the course's worked examples", "[nn][attention]") {
+    SECTION("one query, three keys, unscaled") {
         Tensor q = tensor({{1.0, 0.0}});
         Tensor k = tensor({{1.0, 0.0}, {0.0, 1.0}, {0.7, 0.7}});
         Tensor v = tensor({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}});
@@ -32,8 +32,8 @@ TEST_CASE("the seeds' worked examples", "[nn][attention]") {
         // The tutorial prints [2.751, 3.750] from its rounded weights; exactly it is [2.754, 3.754].
         CHECK_THAT(r.output, IsCloseTo(tensor({{2.754, 3.754}}), 5e-4));
     }
-    SECTION("seed 004 §4.3: Q 3×2, K 4×2, V 4×2, scaled, every row") {
-        // The seed's matrices. With c = e^(1/√2): QK^T / √2 has rows [1,0,1,0], [0,1,1,0] and
+    SECTION("Q 3×2, K 4×2, V 4×2, scaled, every row") {
+        // The course's matrices. With c = e^(1/√2): QK^T / √2 has rows [1,0,1,0], [0,1,1,0] and
         // [1,1,2,0] (each / √2), so by hand the weights are [c,1,c,1]/(2c+2), [1,c,c,1]/(2c+2)
         // and [c,c,c²,1]/(c+1)², and the outputs (weights · V, whose second column is the
         // first + 1) are (6c+10)/(2c+2), 4 and (5c²+4c+7)/(c+1)² in the first column.
@@ -47,7 +47,7 @@ TEST_CASE("the seeds' worked examples", "[nn][attention]") {
                                                 {c / n2, c / n2, c * c / n2, 1 / n2}}), 1e-6));
         const double o0 = (6 * c + 10) / n01, o2 = (5 * c * c + 4 * c + 7) / n2;
         CHECK_THAT(r.output, IsCloseTo(tensor({{o0, o0 + 1}, {4, 5}, {o2, o2 + 1}}), 1e-5));
-        // The same numbers to three decimals, as phase 1 prints them. The seed's approximate row 0,
+        // The same numbers to three decimals, as phase 1 prints them. The course's approximate row 0,
         // [0.31, 0.17, 0.31, 0.20], is off: the scores make it [a, b, a, b].
         CHECK_THAT(r.weights, IsCloseTo(tensor({{0.335, 0.165, 0.335, 0.165}, {0.165, 0.335, 0.335, 0.165},
                                                 {0.221, 0.221, 0.449, 0.109}}), 6e-4));
@@ -124,7 +124,7 @@ TEST_CASE("gradcheck: attention with each mask, SelfAttention, MHA and cross-att
 
 TEST_CASE("MultiHeadAttention: shapes, parameter count, head mask", "[nn][attention][mha]") {
     MultiHeadAttention mha(64, 8);
-    CHECK(mha.parameter_count() == 16640);  // 4·d² + 4·d for d = 64 (seed 004 §6.3)
+    CHECK(mha.parameter_count() == 16640);  // 4·d² + 4·d for d = 64: W_Q, W_K, W_V, W_O and their biases
     CHECK(MultiHeadAttention(64, 4).parameter_count() == 16640);
     AttentionResult r = mha.forward(randn({2, 5, 64}), randn({2, 7, 64}), randn({2, 7, 64}));
     CHECK(r.output.shape() == Shape{2, 5, 64});

@@ -109,8 +109,8 @@ TEST_CASE("fused layer_norm equals the composed reference, forward and backward"
 
 // float32 at a width that is no multiple of the vector length (the row loops' vector body and
 // tail both run), with weight and bias given as strided views: layer_norm must hold their
-// contiguous copies for the whole op. Before 582fa81 it kept a pointer into a
-// temporary copy that was already freed, and this case failed.
+// contiguous copies for the whole op: a pointer into a temporary copy reads freed memory, and
+// this case fails.
 TEST_CASE("fused layer_norm in float32 with strided weight and bias equals the reference", "[nn][layers][layernorm]") {
     Generator g(9);
     const std::int64_t d = 37;

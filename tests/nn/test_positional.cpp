@@ -26,7 +26,7 @@ TEST_CASE("sinusoidal encoding: the paper's formula at known positions", "[nn][p
     CHECK_THROWS_AS(sinusoidal_positional_encoding(4, 7), ValueError);
 }
 
-TEST_CASE("seed 003's code squares each pair's wavelength factor", "[nn][positional]") {
+TEST_CASE("the exponent 2i/d on an even i squares each pair's wavelength factor", "[nn][positional]") {
     // With i already even, 10000^(2i/d) for dims (2, 3) at d = 8 is 10000^(4/8) = 100, not 10.
     Tensor seed = seed003_positional_encoding(10, 8);
     CHECK(seed.at({5, 2}) == Approx(std::sin(5 / 100.0)).margin(1e-6));

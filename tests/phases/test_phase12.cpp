@@ -1,5 +1,5 @@
 // test_phase12.cpp — what phases 1 and 2 compute, through the functions they call:
-// the seeds' worked examples, the sqrt(d_k) experiment, the per-head profile, the
+// the course's worked examples, the sqrt(d_k) experiment, the per-head profile, the
 // heads sweep and the figure composition. What metrics.json holds is checked against
 // what the phases recorded (tests/phases/test_phase_cli.cpp, tools/metrics_reference.cpp).
 // (The trained-model parts check themselves: each phase compares its step-by-step
@@ -24,24 +24,24 @@ Tensor row(const std::vector<double>& v) { return from_vector(v, {static_cast<st
 double max_abs_diff(const Tensor& a, const Tensor& b) { return max(abs(a - b)).item(); }
 }  // namespace
 
-TEST_CASE("phase 1: the seeds' worked examples as the phase computes them", "[phases][phase1]") {
-    SECTION("seed 001, exercise 1: the weights are right, the printed output is rounded") {
-        WorkedExample ex = seed001_exercise();
+TEST_CASE("phase 1: the course's worked examples as the phase computes them", "[phases][phase1]") {
+    SECTION("one query, three keys: the weights are right, the often-printed output is rounded") {
+        WorkedExample ex = unscaled_one_query_example();
         nn::AttentionResult r = ex.run();
         CHECK_THAT(r.weights.select(0, 0), IsCloseTo(row(ex.expected_row0), 5e-4));
         CHECK_THAT(r.output.select(0, 0), IsCloseTo(row({2.754, 3.754}), 5e-4));
         // the tutorial's [2.751, 3.750] is 0.003 off: its weights were rounded before multiplying
-        CHECK(max_abs_diff(r.output.select(0, 0), row(ex.seed_out0)) > 2e-3);
-        const double rounded = 0.474 * 1 + 0.174 * 3 + 0.351 * 5;  // the seed's own arithmetic
+        CHECK(max_abs_diff(r.output.select(0, 0), row(ex.course_out0)) > 2e-3);
+        const double rounded = 0.474 * 1 + 0.174 * 3 + 0.351 * 5;  // the course's own arithmetic
         CHECK(rounded == Approx(2.751).margin(5e-4));
     }
-    SECTION("seed 004 section 4.3: row 0 is [a, b, a, b]; the seed's approximation is off") {
-        WorkedExample ex = seed004_walkthrough();
+    SECTION("three queries, four keys: row 0 is [a, b, a, b]; the course's approximation is off") {
+        WorkedExample ex = scaled_four_keys_example();
         nn::AttentionResult r = ex.run();
         const double e = std::exp(1 / std::sqrt(2.0)), a = e / (2 * e + 2), b = 1 / (2 * e + 2);
         CHECK_THAT(r.weights.select(0, 0), IsCloseTo(row({a, b, a, b}), 1e-6));
         CHECK_THAT(r.weights.select(0, 0), IsCloseTo(row(ex.expected_row0), 5e-4));
-        CHECK(max_abs_diff(r.weights.select(0, 0), row(ex.seed_row0)) > 0.02);
+        CHECK(max_abs_diff(r.weights.select(0, 0), row(ex.course_row0)) > 0.02);
         CHECK_THAT(sum(r.weights, -1), IsCloseTo(ones({3}), 1e-6));
     }
 }

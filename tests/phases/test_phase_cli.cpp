@@ -6,6 +6,8 @@
 // numbers by build/metrics_reference (make check-metrics) after make all.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <regex>
+#include <sstream>
 #include <unistd.h>
 
 #include "training/train.hpp"
@@ -79,10 +81,78 @@ void check_rejected(const std::string& program, std::vector<std::string> args, c
     CHECK_THAT(r.output, Catch::Contains(flag) && Catch::Contains(value) && Catch::Contains(reason));
 }
 
+// ---- the phases as tables of contents --------------------------------------------------------
+// A step is its number and an optional letter ("4", "4b"); "4" < "4b" < "5".
+using Step = std::pair<int, std::string>;
+
+// The steps main() names, in its order: each call to sectionN[x]_..., sectionsN_M_... (from N to
+// every step numbered M) or sectionN_M_... (the same), with or without a namespace.
+struct Call {
+    std::string name;
+    Step first, last;
+};
+std::vector<Call> steps_main_calls(const std::string& source) {
+    const std::size_t at = source.find("int main(");
+    REQUIRE(at != std::string::npos);
+    const std::string body = source.substr(at);
+    std::vector<Call> calls;
+    const std::regex call(R"(\bsections?(\d+)([a-z]?)(?:_(\d+)([a-z]?))?_\w*\()");
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), call); it != std::sregex_iterator(); ++it) {
+        const std::smatch& m = *it;
+        Call c{m.str(0), {std::stoi(m.str(1)), m.str(2)}, {}};
+        c.last = m[3].matched ? Step{std::stoi(m.str(3)), m.str(4).empty() ? "~" : m.str(4)} : Step{c.first.first, "~"};
+        if (!m[3].matched && !c.first.second.empty()) c.last = c.first;  // section4b_...: step 4b only
+        calls.push_back(c);
+    }
+    return calls;
+}
+
+// The step headings a phase printed, in order: "=== 4b. ..." or "4b. Capitalised ..." at the start of a line.
+std::vector<Step> printed_steps(const std::string& output) {
+    std::vector<Step> steps;
+    const std::regex heading(R"(^(?:=== )?(\d+)([a-z]?)\. [A-Z])");
+    std::istringstream in(output);
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (std::regex_search(line, m, heading)) steps.push_back({std::stoi(m.str(1)), m.str(2)});
+    }
+    return steps;
+}
+
+std::string step_str(const Step& s) { return std::to_string(s.first) + s.second; }
+
+// Empty when every printed step comes from the call of main() that names it, in main()'s order,
+// never going back (one step may print two headings, as a skipped step 8 does); else what is out of place.
+std::string steps_out_of_order(const std::vector<Call>& calls, const std::vector<Step>& printed) {
+    for (std::size_t i = 1; i < calls.size(); ++i)
+        if (calls[i].first < calls[i - 1].first) return "main() calls " + calls[i].name + " after " + calls[i - 1].name;
+    if (printed.empty()) return "no step headings printed";
+    std::size_t c = 0;
+    for (std::size_t i = 0; i < printed.size(); ++i) {
+        const Step& h = printed[i];
+        if (i > 0 && h < printed[i - 1]) return "step " + step_str(h) + " printed after step " + step_str(printed[i - 1]);
+        while (c + 1 < calls.size() && calls[c + 1].first <= h) ++c;
+        if (c >= calls.size() || h < calls[c].first || calls[c].last < h)
+            return "step " + step_str(h) + " printed, but main() has no section named for it" +
+                   (c < calls.size() ? " (nearest: " + calls[c].name + ")" : std::string());
+    }
+    return "";
+}
+
+void check_steps_follow_main(const std::string& program, const std::string& output) {
+    const std::string source = read_file(std::string(ATTNLAB_SOURCE_DIR) + "/phases/" + program + ".cpp");
+    const std::vector<Step> printed = printed_steps(output);
+    std::string headings;
+    for (const Step& h : printed) headings += step_str(h) + " ";
+    INFO(program << " printed the steps " << headings);
+    CHECK(steps_out_of_order(steps_main_calls(source), printed) == "");
+}
+
 Json run_ok(const std::string& program, const std::vector<std::string>& args, const std::string& out, int phase) {
     const auto r = spawn(program, args);
     INFO(program << " output:\n" << r.output);
     REQUIRE(r.exit_code == 0);
+    check_steps_follow_main(program, r.output);  // every good run: its headings follow main()'s order
     return load_json(out + "/phase" + std::to_string(phase) + "/metrics.json");
 }
 
@@ -285,9 +355,10 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
         INFO(r.output);
         REQUIRE(r.exit_code == 0);  // not refused, not crashed
         for (const char* step : {"4. Break causality", "7. Custom masks", "8. Attention entropy during training", "8. Pruning heads",
-                                 "8. Pruning to the minimum", "9. Attention while it learns"})
+                                 "8b. Pruning to the minimum", "9. Attention while it learns"})
             CHECK_THAT(r.output, Catch::Contains(std::string(step)) && Catch::Contains("is a model of its own corpus"));
         CHECK_THAT(r.output, Catch::Contains("outputs at positions <= i are bit-identical for every i: yes"));
+        check_steps_follow_main("phase4_causal", r.output);  // the skipped steps keep their places too
         const Json m = load_json(out + "/phase4/metrics.json");
         // The corpus's own text: its first two tokens are the generation's prompt.
         CHECK(m.at("generation").at("prompt").as_string() == (words ? "a bird" : "a "));
@@ -411,4 +482,23 @@ TEST_CASE("phase 1 studies one chosen head of a multi-head model", "[phases][cli
     const Json mq = run_ok("phase1_single_head", {"--checkpoint", qkv, "--sentence", "the cat sat", "--d-k", "4", "--steps", "3",
                                                   "--out", out_qkv}, out_qkv, 1);
     CHECK(mq.at("layer_check").at("max_abs_diff_output").as_double() < 1e-6);
+}
+
+TEST_CASE("the step checker: headings must follow main()'s sections in order", "[phases][cli][toc]") {
+    const std::vector<Call> calls = steps_main_calls(
+        "void section9_x(); int main() {\n  section1_a(p);\n  phase1::section4b_b(p);\n  sections5_6_c(p);\n  section7_d(p);\n}");
+    REQUIRE(calls.size() == 4);  // the definition before main() does not count
+    CHECK(step_str(calls[1].first) == "4b");
+    CHECK(step_str(calls[1].last) == "4b");
+    CHECK(step_str(calls[2].last) == "6~");
+    CHECK(steps_out_of_order(calls, printed_steps("=== 1. A ===\nx\n=== 4b. B ===\n5. Five\n=== 6b. C ===\n7. Seven\n")) == "");
+    CHECK(steps_out_of_order(calls, printed_steps("=== 1. A ===\n3. lower case is not a heading\n")) == "");
+    CHECK_THAT(steps_out_of_order(calls, printed_steps("=== 1. A ===\n=== 7. D ===\n=== 5. C ===\n")),
+               Catch::Contains("step 5 printed after step 7"));
+    CHECK_THAT(steps_out_of_order(calls, printed_steps("=== 1. A ===\n=== 3. Nobody ===\n")),
+               Catch::Contains("step 3 printed, but main() has no section named for it"));
+    CHECK_THAT(steps_out_of_order(calls, printed_steps("=== 4. Not 4b ===\n")), Catch::Contains("no section named for it"));
+    CHECK_THAT(steps_out_of_order(steps_main_calls("int main() { section2_a(p); section1_b(p); }"), printed_steps("=== 1. A ===\n")),
+               Catch::Contains("main() calls section1_b( after section2_a("));
+    CHECK(steps_out_of_order(calls, {}) == "no step headings printed");
 }

@@ -15,8 +15,8 @@
 using namespace attnlab;
 using attnlab::testing::IsCloseTo;
 
-TEST_CASE("softmax of the seed's examples, by hand", "[tensor][softmax]") {
-    // seed 000 "Why -inf instead of zero": softmax([2, 0, 3]) = [0.2595, 0.0351, 0.7054]
+TEST_CASE("softmax of the course's examples, by hand", "[tensor][softmax]") {
+    // why masks use -inf instead of zero: softmax([2, 0, 3]) = [0.2595, 0.0351, 0.7054]
     CHECK_THAT(softmax(tensor({2, 0, 3}), 0), IsCloseTo(tensor({0.2595, 0.0351, 0.7054}), 5e-5));
     // masking the middle entry to -inf removes it exactly: [0.2689, 0, 0.7311]
     Tensor masked = softmax(tensor({2, -INFINITY, 3}), 0);

@@ -2,11 +2,13 @@
 // (phase::Output::figure writes captions.json), so a caption cannot drift from its figure.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
 
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "tests/support/bad_input.hpp"
 #include "tests/support/run_program.hpp"
+#include "tools/gallery_order.hpp"
 
 using namespace attnlab;
 using attnlab::testing::fresh_dir;
@@ -78,4 +80,44 @@ TEST_CASE("gallery and plots_demo: --help, and exit 2 on a bad flag or value", "
         run_program({program_path("plots_demo"), "--out", fresh_dir("plots_demo_bad"), "--frames", "37"});
     CHECK(frames.exit_code == 2);
     CHECK_THAT(frames.output, Contains("--frames"));
+}
+
+TEST_CASE("gallery: each phase's figures in the phase's order, its key figure first, any others after by name",
+          "[tools][gallery]") {
+    const std::string out = fresh_dir("gallery_order");
+    phase::Output phase4(out, "phase4");
+    for (const std::string name : {"zz_learner_added", "attention_while_it_learns", "bidirectional_vs_causal", "causal_mask"})
+        phase4.figure(plots::bar_chart({"a"}, {1.0}, {}), name, "caption of " + name);
+    phase4.save_metrics();
+    std::filesystem::remove(out + "/phase4/metrics.json");  // the captions alone: no headline numbers to look up
+    const attnlab::testing::ProgramRun run = run_program({program_path("gallery"), "--out", out});
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const std::string html = read_file(out + "/index.html", 1 << 24);
+    const auto at = [&](const std::string& name) { return html.find("<b>" + name + "</b>"); };
+    REQUIRE(at("causal_mask") != std::string::npos);
+    CHECK(at("causal_mask") < at("bidirectional_vs_causal"));
+    CHECK(at("bidirectional_vs_causal") < at("attention_while_it_learns"));
+    CHECK(at("attention_while_it_learns") < at("zz_learner_added"));
+    REQUIRE(at("zz_learner_added") != std::string::npos);
+
+    CHECK(gallery::ordered_figures(1, {"b", "autograd_graph", "a", "attention_heatmap"}) ==
+          std::vector<std::string>{"attention_heatmap", "autograd_graph", "a", "b"});
+    CHECK(gallery::ordered_figures(9, {"b", "a"}) == std::vector<std::string>{"a", "b"});  // an unlisted phase: by name
+}
+
+TEST_CASE("gallery: every figure in the order list is one its phase draws, listed once", "[tools][gallery]") {
+    // The phases' sources name each figure as a string literal: a renamed figure fails here.
+    std::string sources;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(ATTNLAB_SOURCE_DIR) + "/phases"))
+        if (e.path().extension() == ".cpp") sources += read_file(e.path().string(), 1 << 24);
+    for (const auto& [phase, names] : gallery::figure_order()) {
+        INFO("phase " << phase);
+        CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
+        for (const std::string& name : names) {
+            INFO(name);
+            CHECK(sources.find("\"" + name + "\"") != std::string::npos);
+        }
+    }
+    CHECK(gallery::figure_order().at(4).front() == "causal_mask");  // phase 4 opens with its mask
 }

@@ -197,7 +197,7 @@ TEST_CASE("tinygpt train --shards: the same checkpoint on 1 thread and on 2, rec
     CHECK(nn::load_checkpoint(one).metadata.at("shards") == "2");
 }
 
-TEST_CASE("tinygpt train: the seeds' knobs, each with a good and a bad value", "[tools][tinygpt][cli]") {
+TEST_CASE("tinygpt train: the course's knobs, each with a good and a bad value", "[tools][tinygpt][cli]") {
     make_fixtures();
     const auto meta = [](const std::string& path) { return nn::load_checkpoint(path).metadata; };
     const std::string local = at("local.safetensors"), none = at("nomask.safetensors"), strided = at("strided.safetensors");
@@ -319,7 +319,7 @@ TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools
     CHECK_THAT(read_file(at("show_graph/autograd_graph.svg")), Contains("blocks.0.attn: 2 heads") && Contains("loss: cross-entropy"));
 }
 
-TEST_CASE("tinygpt: limits shared by trainer and loader, header bombs (issue §2)", "[tools][tinygpt][cli]") {
+TEST_CASE("tinygpt: limits shared by trainer and loader, header bombs", "[tools][tinygpt][cli]") {
     make_fixtures();
     run_cases({
         {"--layers 65", {"train", "--layers", "65"}, 2, "--layers needs an integer in [1, 64], got '65'"},
@@ -347,7 +347,7 @@ TEST_CASE("tinygpt: a header bomb fails within a small memory limit", "[tools][t
 #endif
 }
 
-TEST_CASE("tinygpt: resume restores the run and never destroys a checkpoint (issue §3)", "[tools][tinygpt][cli]") {
+TEST_CASE("tinygpt: resume restores the run and never destroys a checkpoint", "[tools][tinygpt][cli]") {
     make_fixtures();
     const std::string ck = at("ck.safetensors"), chars = at("char.safetensors");
     run_cases({
@@ -396,7 +396,7 @@ TEST_CASE("tinygpt: a resumed run writes back to its own checkpoint and names it
     CHECK_THAT(moved.output, Contains("characters of '" + at("corpus_moved.txt") + "'"));
 }
 
-TEST_CASE("tinygpt: divergence stops the run and keeps the file at --out (issue §4)", "[tools][tinygpt][cli]") {
+TEST_CASE("tinygpt: divergence stops the run and keeps the file at --out", "[tools][tinygpt][cli]") {
     make_fixtures();
     const std::string out = at("diverge.safetensors");
     fs::copy_file(at("ck.safetensors"), out, fs::copy_options::overwrite_existing);
@@ -414,7 +414,7 @@ TEST_CASE("tinygpt: divergence stops the run and keeps the file at --out (issue 
     });
 }
 
-TEST_CASE("tinygpt: files it reads and writes, and messages (issue §6)", "[tools][tinygpt][cli]") {
+TEST_CASE("tinygpt: files it reads and writes, and messages", "[tools][tinygpt][cli]") {
     make_fixtures();
     const std::string ck = at("ck.safetensors");
     const std::vector<std::string> eval{"eval", "--checkpoint", ck, "--prompt", "the cat sat"};

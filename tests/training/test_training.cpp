@@ -269,7 +269,7 @@ TEST_CASE("training refuses what it cannot do before allocating, naming the sett
     }
 }
 
-TEST_CASE("the seeds' knobs change training: unscaled scores, masks, dropout, the bias-free head", "[lab][train]") {
+TEST_CASE("the course's knobs change training: unscaled scores, masks, dropout, the bias-free head", "[lab][train]") {
     const TrainConfig base = tiny(Task::causal, 12);
     const TrainResult plain = train(base);
 

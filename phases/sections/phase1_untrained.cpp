@@ -1,5 +1,5 @@
-// phase1_seed003.cpp — the bodies of phases/phase1_seed003.hpp, compiled once into build/libphases.a (see the Makefile).
-#include "phases/phase1_seed003.hpp"
+// phase1_untrained.cpp — the bodies of phases/phase1_untrained.hpp, compiled once into build/libphases.a (see the Makefile).
+#include "phases/phase1_untrained.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -10,11 +10,13 @@
 #include "app/report.hpp"
 #include "plots/heatmap.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase1 {
+
+using namespace attnlab::phase;
 
 namespace {
 
-plots::HeatmapOptions seed003_heatmap_options(std::string title, std::vector<std::string> labels, std::string x, std::string y) {
+plots::HeatmapOptions small_heatmap_options(std::string title, std::vector<std::string> labels, std::string x, std::string y) {
     plots::HeatmapOptions ho;
     ho.title = std::move(title);
     ho.row_labels = ho.col_labels = std::move(labels);
@@ -28,11 +30,11 @@ plots::HeatmapOptions seed003_heatmap_options(std::string title, std::vector<std
 
 }  // namespace
 
-Tensor seed003_three_tokens() { return tensor({{1.0, 0.0, 1.0, 0.0}, {0.0, 2.0, 0.0, 2.0}, {1.0, 1.0, 1.0, 1.0}}); }
+Tensor three_tokens_example() { return tensor({{1.0, 0.0, 1.0, 0.0}, {0.0, 2.0, 0.0, 2.0}, {1.0, 1.0, 1.0, 1.0}}); }
 
-void section6_seed003_three_tokens(Frame& p) {
-    section("7. Seed 003, section 3.1: three tokens, Q = K = V = X");
-    const Tensor X = seed003_three_tokens();                            // (3, 4)
+void section7_three_tokens(Frame& p) {
+    section("7. Three tokens, Q = K = V = X, no projections");
+    const Tensor X = three_tokens_example();                            // (3, 4)
     const nn::AttentionResult r = nn::scaled_dot_product_attention(X, X, X);  // scale 1/sqrt(4)
     std::cout << "X = Q = K = V:\n" << X << "\nscores X X^T / sqrt(4):\n" << matmul(X, X.mT()) / 2.0
               << "\nweights:\n" << r.weights << "\noutput:\n" << r.output << "\n";
@@ -44,20 +46,20 @@ void section6_seed003_three_tokens(Frame& p) {
         t.row({i + 1, w.at({i}), max(w).item(), static_cast<std::int64_t>(argmax(w, 0).item()) + 1, sum(w).item()});
     }
     std::printf("token 3 = [1,1,1,1] weighs token 2 (norm^2 8) as much as itself (e^2 each): with Q = K, a token need not attend most to itself\n");
-    p.m["seed003_three_tokens"] = Json::Object{{"weights", to_json(r.weights)}, {"output", to_json(r.output)}, {"rows", t.json()}};
+    p.m["three_tokens"] = Json::Object{{"weights", to_json(r.weights)}, {"output", to_json(r.output)}, {"rows", t.json()}};
     const std::vector<std::string> labels{"Token 1", "Token 2", "Token 3"};
-    p.out.figure(plots::heatmap(to_matrix(r.weights), seed003_heatmap_options("Seed 003 sec. 3.1: Q = K = V = X (3 tokens)", labels,
+    p.out.figure(plots::heatmap(to_matrix(r.weights), small_heatmap_options("Q = K = V = X (3 tokens)", labels,
                                                                                "Attending to (keys)", "Attending from (queries)")),
-                 "seed003_three_tokens",
-                 "Phase 1: seed 003's three-token example with Q = K = V = X: weights softmax(X X^T / 2); token 2 (the largest) draws the most weight.");
+                 "three_tokens",
+                 "Phase 1: three tokens with Q = K = V = X: weights softmax(X X^T / 2); token 2 (the largest) draws the most weight.");
 }
 
-RandomSelfAttention seed003_random_self_attention(std::uint64_t seed, Seed003Init init, std::optional<double> scale) {
+RandomSelfAttention random_self_attention(std::uint64_t seed, RandomInit init, std::optional<double> scale) {
     NoGradGuard no_grad;  // a forward only: nothing is trained
     Generator gen(seed);
     const Tensor X = randn({5, 8}, kFloat32, gen);  // (T, d_model): random tokens
     nn::SelfAttention attn(8, 8, gen);             // W_Q, W_K, W_V [d_k, d_model], no bias, no W_O
-    if (init == Seed003Init::seed) {
+    if (init == RandomInit::normal) {
         for (nn::Linear* l : {&attn.w_q, &attn.w_k, &attn.w_v}) copy_(l->weight, randn({8, 8}, kFloat32, gen) / std::sqrt(8.0));
     }
     RandomSelfAttention a{attn.forward(X, nn::Mask(), scale), attn.parameter_count()};
@@ -66,11 +68,11 @@ RandomSelfAttention seed003_random_self_attention(std::uint64_t seed, Seed003Ini
     return a;
 }
 
-void section7_seed003_random_self_attention(Frame& p) {
-    section("8. Seed 003, section 4: a random SelfAttention layer (5 tokens, d_model = d_k = 8)");
-    const RandomSelfAttention a = seed003_random_self_attention(p.seed);  // the seed's init, scaled
+void section8_random_self_attention(Frame& p) {
+    section("8. A random SelfAttention layer (5 tokens, d_model = d_k = 8)");
+    const RandomSelfAttention a = random_self_attention(p.seed);  // N(0, 1/d_model), scaled
     const Tensor& w = a.r.weights;
-    std::printf("input [5, 8] -> output %s, weights %s; %lld parameters (3 d_model d_k); W ~ N(0, 1/d_model) as the seed draws them\n",
+    std::printf("input [5, 8] -> output %s, weights %s; %lld parameters (3 d_model d_k); W ~ N(0, 1/d_model)\n",
                 a.r.output.shape().str().c_str(), w.shape().str().c_str(), static_cast<long long>(a.parameters));
     std::cout << "weights:\n" << w << "\nrow sums: " << sum(w, -1) << "\n";
     const double max_w = max(w).item(), min_w = -max(-w).item();
@@ -80,26 +82,26 @@ void section7_seed003_random_self_attention(Frame& p) {
     lab::Table t({{"init", "init", 34, -1}, {"scaled", "scores", 10, -1}, {"entropy_ratio", "H / log 5", 9, 3},
                   {"max_from_uniform", "max |A - 0.2|", 13, 3}}, "  ");
     t.print_header();
-    for (Seed003Init init : {Seed003Init::seed, Seed003Init::layer})
+    for (RandomInit init : {RandomInit::normal, RandomInit::layer})
         for (bool scaled : {true, false}) {
             double h = 0, d = 0;
             for (std::uint64_t s = 0; s < 100; ++s) {
-                const RandomSelfAttention b = seed003_random_self_attention(p.seed + s, init, scaled ? std::nullopt : std::optional<double>(1.0));
+                const RandomSelfAttention b = random_self_attention(p.seed + s, init, scaled ? std::nullopt : std::optional<double>(1.0));
                 h += b.entropy_ratio / 100, d += b.max_from_uniform / 100;
             }
-            t.row({init == Seed003Init::seed ? "seed's N(0, 1/d_model)" : "nn::Linear's U(+-1/sqrt(d_model))",
+            t.row({init == RandomInit::normal ? "N(0, 1/d_model)" : "nn::Linear's U(+-1/sqrt(d_model))",
                    scaled ? "/ sqrt(8)" : "unscaled", h, d});
         }
-    std::printf("  the seed's layer has learned nothing, yet its weights are not uniform; without 1/sqrt(d_k) they are peakier,\n"
-                "  and with PyTorch's default init (std 1/sqrt(3) of the seed's: scores 3x smaller) near uniform\n");
-    p.m["seed003_random_self_attention"] = Json::Object{{"weights", to_json(w)}, {"max_weight", max_w}, {"min_weight", min_w},
+    std::printf("  the layer has learned nothing, yet its weights are not uniform; without 1/sqrt(d_k) they are peakier,\n"
+                "  and with PyTorch's default init (std 1/sqrt(3) of that: scores 3 times smaller) near uniform\n");
+    p.m["random_self_attention"] = Json::Object{{"weights", to_json(w)}, {"max_weight", max_w}, {"min_weight", min_w},
                                                         {"entropy_ratio", a.entropy_ratio}, {"max_from_uniform", a.max_from_uniform},
                                                         {"parameters", a.parameters}, {"mean_of_100", t.json()}};
-    p.out.figure(plots::heatmap(to_matrix(w), seed003_heatmap_options("Seed 003 sec. 4: random SelfAttention",
+    p.out.figure(plots::heatmap(to_matrix(w), small_heatmap_options("Random SelfAttention (nothing learned)",
                                                                        {"1", "2", "3", "4", "5"}, "Attending to (position)",
                                                                        "Attending from (position)")),
-                 "seed003_random_self_attention",
-                 "Phase 1: seed 003's SelfAttention, W_Q, W_K, W_V ~ N(0, 1/8) as the seed draws them, on 5 random tokens: nothing learned, yet not uniform (0.2); rows sum to 1.");
+                 "random_self_attention",
+                 "Phase 1: a random SelfAttention, W_Q, W_K, W_V ~ N(0, 1/8), on 5 random tokens: nothing learned, yet not uniform (0.2); rows sum to 1.");
 }
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase1

@@ -1,7 +1,9 @@
-// phase5_seed004.cpp — the bodies of phases/phase5_seed004.hpp, compiled once into build/libphases.a (see the Makefile).
-#include "phases/phase5_seed004.hpp"
+// phase5_hard_soft_dropout.cpp — the bodies of phases/phase5_hard_soft_dropout.hpp, compiled once into build/libphases.a (see the Makefile).
+#include "phases/phase5_hard_soft_dropout.hpp"
 
-namespace attnlab::phase::seed004 {
+namespace attnlab::phase5 {
+
+using namespace attnlab::phase;
 
 nn::Seq2SeqConfig reversal_config(std::int64_t hidden, nn::Normalizer normalizer) {
     nn::Seq2SeqConfig c;
@@ -32,7 +34,7 @@ double distance(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {  /
 void section12_hard_vs_soft(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainResult& soft_result,
                             const std::vector<data::Digits>& held_out, const data::ReversalConfig& task,
                             std::int64_t steps, std::int64_t hidden) {
-    section("12. Seed 004 section 3.2: hard (top-1) vs soft attention, " + std::to_string(steps) + " steps each");
+    section("12. Hard (top-1) vs soft attention, " + std::to_string(steps) + " steps each");
     const std::vector<std::pair<std::string, nn::Normalizer>> kinds{{"soft (softmax)", nn::Normalizer::softmax()},
                                                                      {"hard (top-1)", nn::Normalizer::topk(1)}};
     std::vector<std::unique_ptr<nn::Seq2Seq>> start_models;  // each kind at its initial weights
@@ -68,10 +70,10 @@ void section12_hard_vs_soft(Frame& p, const nn::Seq2Seq& soft, const lab::Revers
     }
     std::printf("  top-1 gives the chosen key weight 1 whatever its score, so d weight / d score = 0: the scorer gets no gradient\n"
                 "  and never moves; the model must reverse through whichever key its untrained scorer happens to pick.\n");
-    p.m["seed004_hard_vs_soft"] = Json::Object{{"steps", steps}, {"rows", t.json_by("attention")}};
-    p.out.figure(plots::line_chart(curves, {.title = "Seed 004 sec. 3.2: hard (top-1) vs soft attention on reversal", .x_title = "step",
+    p.m["hard_vs_soft"] = Json::Object{{"steps", steps}, {"rows", t.json_by("attention")}};
+    p.out.figure(plots::line_chart(curves, {.title = "Hard (top-1) vs soft attention on reversal", .x_title = "step",
                                             .y_title = "training loss (mean of 20 steps)"}),
-                 "seed004_hard_vs_soft",
+                 "hard_vs_soft",
                  "Phase 5: reversal trained with soft (softmax) and hard (top-1) attention from the same start: hard attention passes no gradient to its scorer.");
 }
 
@@ -96,7 +98,7 @@ lab::Curve train_loss_curve(const lab::TrainResult& r) {
 }
 
 void section12b_dropout(Frame& p, std::int64_t steps) {
-    section("12b. Seed 004 section 12: dropout after the attention weights (and each residual branch), TinyGPT, " +
+    section("12b. Dropout after the attention weights (and each residual branch), TinyGPT, " +
             std::to_string(steps) + " steps");
     const std::vector<double> rates{0.0, 0.1};
     const std::vector<lab::TrainResult> results = dropout_runs(steps, rates);
@@ -112,14 +114,14 @@ void section12b_dropout(Frame& p, std::int64_t steps) {
         curves.push_back({.name = "dropout " + plots::layout::format_fixed(rates[i], 1), .x = c.step, .y = c.value, .markers = false});
     }
     std::printf("  (training losses with dropout are measured with units dropped; validation never drops)\n");
-    p.m["seed004_dropout"] = Json::Object{{"steps", steps}, {"rows", t.json()}};
-    p.out.figure(plots::line_chart(curves, {.title = "Seed 004 sec. 12: dropout 0.1 in TinyGPT (training loss)",
+    p.m["attention_dropout"] = Json::Object{{"steps", steps}, {"rows", t.json()}};
+    p.out.figure(plots::line_chart(curves, {.title = "Dropout 0.1 in TinyGPT (training loss)",
                                             .x_title = "step", .y_title = "training loss (mean of 20 steps)"}),
-                 "seed004_dropout",
+                 "attention_dropout",
                  "Phase 5: the causal TinyGPT trained with dropout 0 and 0.1 (attention weights and residual branches), same seed and data.");
 }
 
-void sections12_13(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainResult& soft_result,
+void sections12_13_hard_soft_positions(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainResult& soft_result,
                    const std::vector<data::Digits>& held_out, const data::ReversalConfig& task, std::int64_t steps,
                    std::int64_t hidden) {
     section12_hard_vs_soft(p, soft, soft_result, held_out, task, steps, hidden);
@@ -127,4 +129,4 @@ void sections12_13(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainRe
     positional::section13_learned_vs_sinusoidal(p, steps);
 }
 
-}  // namespace attnlab::phase::seed004
+}  // namespace attnlab::phase5

@@ -1,7 +1,7 @@
-// phase4_seed001.hpp — seed 001's complexity figures, recomputed, beside ours (phase 4, after
-// generation, which measures the KV cache). Bodies in phases/sections/phase4_seed001.cpp.
+// phase4_complexity.hpp — the course's complexity figures for a GPT-2-sized model, recomputed, beside ours (phase 4, after
+// generation, which measures the KV cache). Bodies in phases/sections/phase4_complexity.cpp.
 //
-// Seed 001 counts attention at n = 2048 tokens, d = 768: "2048² × 768 ≈ 3.2 billion
+// The course counts attention at n = 2048 tokens, d = 768: "2048² × 768 ≈ 3.2 billion
 // operations per attention layer", "38 billion" for 12 layers, "4.2 million floats = 16.8 MB
 // per head", "1.6 GB" for 8 heads × 12 layers, and "KV caching makes generation 50-500x
 // faster". Its operations are the multiply-adds of Q Kᵀ alone (weights · V doubles them, and
@@ -15,7 +15,9 @@
 #include "nn/transformer.hpp"
 #include "phases/phase_common.hpp"
 
-namespace attnlab::phase::seed001 {
+namespace attnlab::phase4 {
+
+using namespace attnlab::phase;
 
 double macs_qk(double n, double d);
 double weight_bytes(double n);
@@ -24,6 +26,6 @@ double kv_token_ratio(double p, double N);
 // ... and score multiply-adds (per unit of d): Σ (p+k)² against p² + Σ (p+k).
 double kv_score_ratio(double p, double N);
 
-void complexity(Frame& p, const nn::TransformerConfig& c, std::int64_t prompt_tokens);
+void section5b_complexity(Frame& p, const nn::TransformerConfig& c, std::int64_t prompt_tokens);
 
-}  // namespace attnlab::phase::seed001
+}  // namespace attnlab::phase4

@@ -1,7 +1,7 @@
-// test_seed_sections.cpp — the key numbers of the sections that measure the seeds' remaining
-// claims (seed 000's errata, seed 002's untrained-MHA experiments, seed 003's three-token example
-// and its learned vs sinusoidal positions, seed 001's attention on generated text, seed 004's hard
-// attention, the experimental setting's unigram baseline), through the functions the phases call,
+// test_course_examples.cpp — the key numbers of the sections that measure the course's remaining
+// claims (its errata, untrained multi-head attention, three tokens with Q = K = V = X, a random
+// layer, learned vs sinusoidal positions, attention on generated text, hard attention, dropout on
+// attention weights, the complexity figures, the experimental setting's unigram baseline), through the functions the phases call,
 // against values computed by hand.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -11,40 +11,41 @@
 #include "nn/attention.hpp"
 #include "analyses/attention_stats.hpp"
 #include "analyses/head_roles.hpp"
-#include "phases/phase1_seed003.hpp"
-#include "phases/phase2_seed002.hpp"
+#include "phases/phase1_untrained.hpp"
+#include "phases/phase2_untrained_heads.hpp"
 #include "phases/phase3_head_types.hpp"
 #include "phases/phase4_experimental_setting.hpp"
-#include "phases/phase4_seed001.hpp"
-#include "phases/phase5_seed004.hpp"
-#include "phases/seed000_errata.hpp"
+#include "phases/phase4_complexity.hpp"
+#include "phases/phase5_hard_soft_dropout.hpp"
+#include "phases/course_errata.hpp"
 #include "tensor/ops.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
 using namespace attnlab::phase;
+using namespace attnlab::phase1;
 using attnlab::testing::IsCloseTo;
 
-TEST_CASE("seed 000 errata: softmax([2, 0, 3]) is misprinted, the -inf case is right", "[phases][errata]") {
-    const std::vector<SoftmaxErratum> e = seed000_softmax_errata();
+TEST_CASE("course errata: softmax([2, 0, 3]) is misprinted, the -inf case is right", "[phases][errata]") {
+    const std::vector<SoftmaxErratum> e = softmax_errata();
     REQUIRE(e.size() == 2);
     const double z = std::exp(2.0) + 1 + std::exp(3.0);
     CHECK(e[0].computed[0] == Approx(std::exp(2.0) / z).margin(1e-6));  // 0.259
     CHECK(e[0].computed[1] == Approx(1 / z).margin(1e-6));              // 0.035
     CHECK(e[0].computed[2] == Approx(std::exp(3.0) / z).margin(1e-6));  // 0.705
-    CHECK_FALSE(e[0].seed_right);
+    CHECK_FALSE(e[0].course_right);
     CHECK(e[0].max_diff == Approx(0.73 - std::exp(3.0) / z).margin(1e-6));
     CHECK(e[1].computed[1] == 0.0);  // exactly: e^-inf
-    CHECK(e[1].seed_right);
+    CHECK(e[1].course_right);
 }
 
-TEST_CASE("seed 000 errata: no scale turns the 'sat' scores into the seed's weights", "[phases][errata]") {
-    const SatErratum e = seed000_sat_erratum();
+TEST_CASE("course errata: no scale turns the 'sat' scores into the course's weights", "[phases][errata]") {
+    const SatErratum e = sat_scale_erratum();
     // scale 1: e^s / sum e^s, the second score (3.2) largest
     double z = 0;
     for (double s : e.scores) z += std::exp(s);
     for (std::size_t i = 0; i < e.scores.size(); ++i) CHECK(e.at_scale_1[i] == Approx(std::exp(e.scores[i]) / z).margin(1e-6));
-    // softmax keeps the scores' order; the seed's weights do not (0.7 -> 0.10 > 0.8 -> 0.05), so
+    // softmax keeps the scores' order; the course's weights do not (0.7 -> 0.10 > 0.8 -> 0.05), so
     // every scale misses by at least half that inversion: (0.10 - 0.05) / 2.
     CHECK(e.best_max_diff >= 0.025);
     CHECK(e.best_scale > 0.01);
@@ -52,8 +53,8 @@ TEST_CASE("seed 000 errata: no scale turns the 'sat' scores into the seed's weig
     CHECK(e.at_best_scale[0] > e.at_best_scale[4]);  // the closest weights keep the order: 'the'(0.8) > 'the'(0.7)
 }
 
-TEST_CASE("seed 003 §3.1: Q = K = V = X, three tokens, against the hand computation", "[phases][seed003]") {
-    const Tensor X = seed003_three_tokens();
+TEST_CASE("three tokens, Q = K = V = X, against the hand computation", "[phases][untrained]") {
+    const Tensor X = three_tokens_example();
     const nn::AttentionResult r = nn::scaled_dot_product_attention(X, X, X);
     // X X^T / 2 = [[1,0,1],[0,4,2],[1,2,2]]
     const double e = std::exp(1.0), e2 = std::exp(2.0), e4 = std::exp(4.0);
@@ -64,12 +65,12 @@ TEST_CASE("seed 003 §3.1: Q = K = V = X, three tokens, against the hand computa
     CHECK(r.weights.at({2, 1}) == Approx(r.weights.at({2, 2})).margin(1e-7));  // token 3 weighs token 2 as itself
 }
 
-TEST_CASE("seed 003 §4: a random SelfAttention spreads its weight; how near uniform depends on init and 1/sqrt(d_k)", "[phases][seed003]") {
+TEST_CASE("a random SelfAttention spreads its weight; how near uniform depends on init and 1/sqrt(d_k)", "[phases][untrained]") {
     // Phase 1 step 8's measurement, the mean over 40 draws of entropy / log 5 (1 = uniform) and max |A - 0.2|.
-    auto mean_over_draws = [](Seed003Init init, std::optional<double> scale) {
+    auto mean_over_draws = [](RandomInit init, std::optional<double> scale) {
         std::pair<double, double> m{0, 0};
         for (std::uint64_t s = 0; s < 40; ++s) {
-            const RandomSelfAttention a = seed003_random_self_attention(s, init, scale);
+            const RandomSelfAttention a = random_self_attention(s, init, scale);
             REQUIRE(a.r.weights.shape() == Shape({5, 5}));
             REQUIRE(a.r.output.shape() == Shape({5, 8}));
             CHECK_THAT(sum(a.r.weights, -1), IsCloseTo(ones({5}), 1e-6));
@@ -77,29 +78,29 @@ TEST_CASE("seed 003 §4: a random SelfAttention spreads its weight; how near uni
         }
         return m;
     };
-    const auto seed = mean_over_draws(Seed003Init::seed, std::nullopt);         // measured 0.83, 0.41
-    const auto seed_unscaled = mean_over_draws(Seed003Init::seed, 1.0);         // measured 0.50, 0.70
-    const auto layer = mean_over_draws(Seed003Init::layer, std::nullopt);       // measured 0.97, 0.15
-    const auto layer_unscaled = mean_over_draws(Seed003Init::layer, 1.0);       // measured 0.84, 0.40
+    const auto seed = mean_over_draws(RandomInit::normal, std::nullopt);         // measured 0.83, 0.41
+    const auto seed_unscaled = mean_over_draws(RandomInit::normal, 1.0);         // measured 0.50, 0.70
+    const auto layer = mean_over_draws(RandomInit::layer, std::nullopt);       // measured 0.97, 0.15
+    const auto layer_unscaled = mean_over_draws(RandomInit::layer, 1.0);       // measured 0.84, 0.40
     // nn::Linear's init (std 1/sqrt(3) of the seed's) with 1/sqrt(d_k): near uniform.
     CHECK(layer.first > 0.95);
     CHECK(layer.second < 0.2);
-    // The seed's N(0, 1/d_model): spread (far from one-hot, entropy 0) but clearly not uniform.
+    // The course's N(0, 1/d_model): spread (far from one-hot, entropy 0) but clearly not uniform.
     CHECK(seed.first > 0.75);
     CHECK(seed.first < 0.9);
     CHECK(seed.second > 0.3);
     // Dropping 1/sqrt(d_k) = 1/sqrt(8) multiplies the scores by 2.8: peakier for either init, and the
-    // seed's init scaled is about the layer's init unscaled (scores 3x vs 2.8x apart).
+    // the course's init scaled is about the layer's init unscaled (scores 3 vs 2.8 times apart).
     CHECK(seed_unscaled.first < seed.first - 0.2);
     CHECK(layer_unscaled.first < layer.first - 0.08);
     CHECK(seed.first == Approx(layer_unscaled.first).margin(0.05));
     // 192 parameters: W_Q, W_K, W_V of 8 x 8, no bias, no W_O.
-    CHECK(seed003_random_self_attention(0).parameters == 3 * 8 * 8);
+    CHECK(random_self_attention(0).parameters == 3 * 8 * 8);
 }
 
-TEST_CASE("seed 004 §12: step 12b's dropout runs drop in training only, and the drops show in the train-val gap", "[phases][seed004]") {
+TEST_CASE("dropout on attention weights: step 12b's runs drop in training only, and the drops show in the train-val gap", "[phases][dropout]") {
     // Phase 5 step 12b's runs (causal TinyGPT, standard recipe), 60 steps instead of 200.
-    const std::vector<lab::TrainResult> r = seed004::dropout_runs(60, {0.0, 0.1});
+    const std::vector<lab::TrainResult> r = phase5::dropout_runs(60, {0.0, 0.1});
     REQUIRE(r.size() == 2);
     // Same weights and batch at step 1: only dropout can make the first losses differ.
     CHECK(r[0].curve.front().loss != r[1].curve.front().loss);
@@ -118,38 +119,38 @@ TEST_CASE("seed 004 §12: step 12b's dropout runs drop in training only, and the
     // The headline: val loss minus the last 20 steps' training loss. Training losses with dropout are
     // measured with units dropped, so its gap is smaller (measured -0.005 without, -0.040 with; at 200
     // steps +0.037 and -0.002). Without dropout applied the two runs would be the same bits.
-    const double gap0 = r[0].final_eval.loss - seed004::train_loss_curve(r[0]).value.back();
-    const double gap1 = r[1].final_eval.loss - seed004::train_loss_curve(r[1]).value.back();
+    const double gap0 = r[0].final_eval.loss - phase5::train_loss_curve(r[0]).value.back();
+    const double gap1 = r[1].final_eval.loss - phase5::train_loss_curve(r[1]).value.back();
     CHECK(gap1 < gap0 - 0.015);
 }
 
-TEST_CASE("seed 004 §3.2: hard (top-1) attention passes no gradient to its scorer, soft does", "[phases][seed004]") {
+TEST_CASE("hard (top-1) attention passes no gradient to its scorer, soft does", "[phases][hard-soft]") {
     Generator batch_gen(3);
     const data::ReversalBatch batch = data::sample_reversal_batch(batch_gen, 8, {});
-    std::vector<seed004::GradientNorms> g;
+    std::vector<phase5::GradientNorms> g;
     for (nn::Normalizer n : {nn::Normalizer::softmax(), nn::Normalizer::topk(1)}) {
         Generator init(1);  // the same weights for both
-        nn::Seq2Seq model(seed004::reversal_config(16, n), init);
-        g.push_back(seed004::gradient_norms(model, batch));
+        nn::Seq2Seq model(phase5::reversal_config(16, n), init);
+        g.push_back(phase5::gradient_norms(model, batch));
     }
     CHECK(g[0].scorer > 1e-4);
     CHECK(g[1].scorer == 0.0);  // exactly: softmax over one key is the constant 1
     CHECK(g[1].all > 1e-4);     // the rest of the model still learns
 }
 
-TEST_CASE("seed 001's complexity figures: its counts and the KV cache's saving", "[phases][seed001]") {
-    CHECK(seed001::macs_qk(2048, 768) / 1e9 == Approx(3.2212).margin(1e-4));       // "≈ 3.2 billion"
-    CHECK(12 * seed001::macs_qk(2048, 768) / 1e9 == Approx(38.65).margin(1e-2));    // "38 billion"
-    CHECK(seed001::weight_bytes(2048) / 1e6 == Approx(16.777).margin(1e-3));        // "16.8 MB per head"
-    CHECK(seed001::weight_bytes(2048) / (1024.0 * 1024.0) == Approx(16.0));         // = 16 MiB
+TEST_CASE("the complexity figures at GPT-2's size: the course's counts and the KV cache's saving", "[phases][complexity]") {
+    CHECK(phase4::macs_qk(2048, 768) / 1e9 == Approx(3.2212).margin(1e-4));       // "≈ 3.2 billion"
+    CHECK(12 * phase4::macs_qk(2048, 768) / 1e9 == Approx(38.65).margin(1e-2));    // "38 billion"
+    CHECK(phase4::weight_bytes(2048) / 1e6 == Approx(16.777).margin(1e-3));        // "16.8 MB per head"
+    CHECK(phase4::weight_bytes(2048) / (1024.0 * 1024.0) == Approx(16.0));         // = 16 MiB
     // prompt 1, 3 new tokens: without the cache 1 + 2 + 3 = 6 token runs, with it 1 + 2 = 3.
-    CHECK(seed001::kv_token_ratio(1, 3) == Approx(2.0));
+    CHECK(phase4::kv_token_ratio(1, 3) == Approx(2.0));
     // scores: 1 + 4 + 9 = 14 without; 1 + 2 + 3 = 6 with.
-    CHECK(seed001::kv_score_ratio(1, 3) == Approx(14.0 / 6.0));
+    CHECK(phase4::kv_score_ratio(1, 3) == Approx(14.0 / 6.0));
 }
 
-TEST_CASE("seed 002 §1: dropout 0.1 on MHA(64, 8)'s weights: eval is deterministic, train drops 10% and rescales", "[phases][seed002]") {
-    const seed002::DropoutTrial d = seed002::dropout_trial(2, 200);
+TEST_CASE("untrained heads: dropout 0.1 on MHA(64, 8)'s weights: eval is deterministic, train drops 10% and rescales", "[phases][untrained]") {
+    const phase2::DropoutTrial d = phase2::dropout_trial(2, 200);
     CHECK(d.eval_twice == 0.0);          // exactly: eval mode draws nothing
     CHECK(d.one_draw > 0.1);             // measured 0.32: one draw moves the output
     CHECK(d.mean_of_draws < 0.05);       // measured 0.02: inverted dropout keeps the mean (without the 1/0.9 it would be ~0.1 off)
@@ -161,9 +162,9 @@ TEST_CASE("seed 002 §1: dropout 0.1 on MHA(64, 8)'s weights: eval is determinis
     CHECK(max(abs(d.dropped - kept * d.eval.weights / 0.9)).item() < 1e-6);
 }
 
-TEST_CASE("seed 002 §2: the structured embeddings put 'the' near 'The' and 'mat' near 'cat'", "[phases][seed002]") {
+TEST_CASE("untrained heads: the structured embeddings put 'the' near 'The' and 'mat' near 'cat'", "[phases][untrained]") {
     Generator gen(42);
-    const Tensor e = seed002::structured_embeddings(gen);  // (6, 64): The cat sat on the mat
+    const Tensor e = phase2::structured_embeddings(gen);  // (6, 64): The cat sat on the mat
     REQUIRE(e.shape() == Shape({6, 64}));
     auto cosine = [&](std::int64_t i, std::int64_t j) {
         const Tensor a = e.select(0, i), b = e.select(0, j);
@@ -172,30 +173,30 @@ TEST_CASE("seed 002 §2: the structured embeddings put 'the' near 'The' and 'mat
     CHECK(cosine(0, 4) > 0.95);          // the, The: noise 0.2 per coordinate on unit-variance rows
     CHECK(cosine(1, 5) > 0.9);           // mat, cat: noise 0.3
     CHECK(std::abs(cosine(1, 3)) < 0.4); // cat, on: independent random rows
-    const seed002::Strongest s = seed002::strongest(tensor({{0.1, 0.9, 0.0}, {0.2, 0.3, 0.5}, {0.95, 0.0, 0.05}}));
+    const phase2::Strongest s = phase2::strongest(tensor({{0.1, 0.9, 0.0}, {0.2, 0.3, 0.5}, {0.95, 0.0, 0.05}}));
     CHECK(s.i == 2);
     CHECK(s.j == 0);
     CHECK(s.weight == Approx(0.95));
 }
 
-TEST_CASE("seed 002 §3: uniform attention over 6 tokens has self 1/6 and local 16/36, as printed", "[phases][seed002]") {
+TEST_CASE("untrained heads: uniform attention over 6 tokens has self 1/6 and local 16/36, as printed", "[phases][untrained]") {
     const Tensor uniform = full({6, 6}, 1.0 / 6.0);
     CHECK(mean(lab::diagonal_mass(uniform)).item() == Approx(1.0 / 6.0));
     CHECK(mean(lab::local_mass(uniform)).item() == Approx(16.0 / 36.0));  // 2 + 3·4 + 2 = 16 neighbours-or-self of 36 pairs
 }
 
-TEST_CASE("seed 002 §5: the mean head similarity and the seed's verdict", "[phases][seed002]") {
+TEST_CASE("untrained heads: the mean head similarity and the course's verdict", "[phases][untrained]") {
     const Tensor one = tensor({{0.7, 0.2, 0.1}, {0.1, 0.8, 0.1}, {0.3, 0.3, 0.4}});
-    CHECK(seed002::mean_head_similarity(stack({one, one, one}, 0)) == Approx(1.0));  // identical heads
+    CHECK(phase2::mean_head_similarity(stack({one, one, one}, 0)) == Approx(1.0));  // identical heads
     const Tensor first = tensor({{1.0, 0.0}, {1.0, 0.0}}), second = tensor({{0.0, 1.0}, {0.0, 1.0}});
-    CHECK(seed002::mean_head_similarity(stack({first, second}, 0)) == Approx(0.0).margin(1e-6));  // disjoint keys (float32 diagonal)
+    CHECK(phase2::mean_head_similarity(stack({first, second}, 0)) == Approx(0.0).margin(1e-6));  // disjoint keys (float32 diagonal)
     // three heads, one pair alike: (1 + 0 + 0) / 3 pairs
-    CHECK(seed002::mean_head_similarity(stack({first, first, second}, 0)) == Approx(1.0 / 3.0));
-    CHECK(std::string(seed002::diversity_verdict(0.49)) == "High");
-    CHECK(std::string(seed002::diversity_verdict(0.5)) == "Low");
+    CHECK(phase2::mean_head_similarity(stack({first, first, second}, 0)) == Approx(1.0 / 3.0));
+    CHECK(std::string(phase2::diversity_verdict(0.49)) == "High");
+    CHECK(std::string(phase2::diversity_verdict(0.5)) == "Low");
 }
 
-TEST_CASE("seed 003 exercise 3: reversing 8 tokens needs positions; learned ones get there first", "[phases][seed003]") {
+TEST_CASE("learned vs sinusoidal positions: reversing 8 tokens needs positions; learned ones get there first", "[phases][positions]") {
     positional::ReverseTask task;  // phase 5's: T 8, vocab 10, d_model 32, 200 steps
     const std::uint64_t seed = 35;  // phase 5's default seed + 30
     const positional::ReverseResult none = positional::train_reverse(task, positional::Positions::none, seed);
@@ -306,13 +307,13 @@ const std::vector<std::string> kPrompts{"the cat sat because it", "the dogs near
 
 }  // namespace
 
-TEST_CASE("seed 001 exercise 3 (phase 3, 7b): the weights on generated text are the model's, at the gold pairs",
-          "[phases][seed001]") {
+TEST_CASE("attention on generated text (phase 3, 7b): the weights on generated text are the model's, at the gold pairs",
+          "[phases][generated]") {
     nn::Transformer gpt(small_causal_grammar_model(), 3);  // untrained: uneven weights, so a wrong pair shows
     check_generated_text_roles(gpt, kPrompts);
 }
 
-TEST_CASE("seed 001 exercise 3 (phase 3, 7b): a uniform head scores each gold key 1 / (keys it sees)", "[phases][seed001]") {
+TEST_CASE("attention on generated text (phase 3, 7b): a uniform head scores each gold key 1 / (keys it sees)", "[phases][generated]") {
     // W_q = 0 makes every score q . k zero, so a causal query at position q (<bos> is 0) spreads
     // its weight evenly over keys 0..q: whatever text the model generates, every head puts
     // 1 / (q + 1) on the gold key.

@@ -1,7 +1,7 @@
-// phase5_seed004.hpp — seed 004 §3.2, hard vs soft attention, measured on the reversal task
-// (bodies in phases/sections/phase5_seed004.cpp).
+// phase5_hard_soft_dropout.hpp — hard vs soft attention, measured on the reversal task
+// (bodies in phases/sections/phase5_hard_soft_dropout.cpp).
 //
-// The seed's table says hard attention ("pick one k_i (argmax)") is not differentiable and
+// The course's table says hard attention ("pick one k_i (argmax)") is not differentiable and
 // needs REINFORCE. Here hard attention is top-1: the chosen key gets weight exactly 1, every
 // other key exactly 0 (nn::topk_softmax with k = 1). Its forward is fine; its backward is
 // the problem: softmax over one key is the constant 1, so d weight / d score = 0 and no
@@ -10,14 +10,14 @@
 //   - the gradient reaching the scorer's parameters on one batch, at the start;
 //   - how far the scorer's parameters move in training (hard: not at all, exactly);
 //   - held-out accuracy, the anti-diagonal share and the training curves.
-// tests/phases/test_seed_sections.cpp checks the key number: the hard scorer's gradient is 0.
+// tests/phases/test_course_examples.cpp checks the key number: the hard scorer's gradient is 0.
 //
-// Seed 004 §12: "dropout applied after attention weights and after FFN". Our seq2seq has no
-// dropout; TinyGPT has it where the seed puts it (the attention weights and each residual
+// Dropout on attention weights: the usual recipe drops after the attention weights and after the
+// FFN. Our seq2seq has no dropout; TinyGPT has it there (the attention weights and each residual
 // branch, training steps only), so step 12b trains the causal LM (the standard recipe for a
 // third of phase 5's --steps, 200 by default, same seed and data) with dropout 0 and 0.1 and
 // compares training and validation loss. (tests/training/test_training.cpp checks that evaluation
-// never drops and that dropout changes the training curve; tests/phases/test_seed_sections.cpp
+// never drops and that dropout changes the training curve; tests/phases/test_course_examples.cpp
 // checks this step's runs, dropout_runs, at a few steps: training drops, validation does not.)
 #pragma once
 #include <algorithm>
@@ -37,7 +37,9 @@
 #include "plots/layout.hpp"
 #include "plots/line_chart.hpp"
 
-namespace attnlab::phase::seed004 {
+namespace attnlab::phase5 {
+
+using namespace attnlab::phase;
 
 nn::Seq2SeqConfig reversal_config(std::int64_t hidden, nn::Normalizer normalizer);
 
@@ -57,7 +59,7 @@ void section12_hard_vs_soft(Frame& p, const nn::Seq2Seq& soft, const lab::Revers
                             std::int64_t steps, std::int64_t hidden);
 
 // Step 12b's runs: the causal TinyGPT, standard recipe, `steps` steps, one run per dropout rate,
-// same seed and data (two at a time). What the section prints and tests/phases/test_seed_sections.cpp checks.
+// same seed and data (two at a time). What the section prints and tests/phases/test_course_examples.cpp checks.
 std::vector<lab::TrainResult> dropout_runs(std::int64_t steps, const std::vector<double>& rates);
 
 // A run's training loss as the table prints it: the mean of its last 20 steps (units dropped where it drops).
@@ -65,10 +67,11 @@ lab::Curve train_loss_curve(const lab::TrainResult& r);
 
 void section12b_dropout(Frame& p, std::int64_t steps);
 
-// Phase 5's steps 12-13, one call: seed 004 §3.2 and §12, then seed 003's exercise 3, each `steps` steps
+// Phase 5's steps 12-13, one call: hard vs soft attention and dropout on attention weights, then
+// learned vs sinusoidal positions, each `steps` steps
 // (phase 5's comparison length). soft, soft_result: step 5's additive softmax comparison (see step 12).
-void sections12_13(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainResult& soft_result,
+void sections12_13_hard_soft_positions(Frame& p, const nn::Seq2Seq& soft, const lab::ReversalTrainResult& soft_result,
                    const std::vector<data::Digits>& held_out, const data::ReversalConfig& task, std::int64_t steps,
                    std::int64_t hidden);
 
-}  // namespace attnlab::phase::seed004
+}  // namespace attnlab::phase5

@@ -1,7 +1,9 @@
-// phase4_seed001.cpp — the bodies of phases/phase4_seed001.hpp, compiled once into build/libphases.a (see the Makefile).
-#include "phases/phase4_seed001.hpp"
+// phase4_complexity.cpp — the bodies of phases/phase4_complexity.hpp, compiled once into build/libphases.a (see the Makefile).
+#include "phases/phase4_complexity.hpp"
 
-namespace attnlab::phase::seed001 {
+namespace attnlab::phase4 {
+
+using namespace attnlab::phase;
 
 double macs_qk(double n, double d) { return n * n * d; }             // Q Kᵀ of one layer, all heads
 
@@ -19,25 +21,25 @@ double kv_score_ratio(double p, double N) {
     return without / with;
 }
 
-void complexity(Frame& p, const nn::TransformerConfig& c, std::int64_t prompt_tokens) {
-    section("5b. Seed 001's complexity figures, recomputed, and ours");
+void section5b_complexity(Frame& p, const nn::TransformerConfig& c, std::int64_t prompt_tokens) {
+    section("5b. Complexity at GPT-2's size (n = 2048, d = 768), recomputed, and ours");
     const double MiB = 1024.0 * 1024.0;
-    lab::Table seed({{"quantity", "quantity (n = 2048, d = 768)", 44, -1}, {"seed_001", "seed 001", 9, 3},
+    lab::Table claims({{"quantity", "quantity (n = 2048, d = 768)", 44, -1}, {"course", "course", 9, 3},
                      {"computed", "computed", 9, 3}, {"unit", "unit", 12, -1}}, "  ");
-    seed.print_header();
-    seed.row({"Q K^T multiply-adds per layer", 3.2, macs_qk(2048, 768) / 1e9, "billion"});
-    seed.row({"... with weights V, in flops (x 2 x 2)", 3.2, 4 * macs_qk(2048, 768) / 1e9, "billion"});
-    seed.row({"Q K^T multiply-adds, 12 layers", 38.0, 12 * macs_qk(2048, 768) / 1e9, "billion"});
-    seed.row({"weights per head", 4.2, 2048.0 * 2048 / 1e6, "million"});
-    seed.row({"bytes per head (float32)", 16.8, weight_bytes(2048) / 1e6, "MB (10^6)"});
-    seed.row({"bytes per head (float32)", 16.8, weight_bytes(2048) / MiB, "MiB"});
-    seed.row({"8 heads x 12 layers", 1.6, 96 * weight_bytes(2048) / 1e9, "GB (10^9)"});
-    std::printf("  (seed 001's counts are right: its 'operations' are Q K^T's multiply-adds, its MB decimal)\n");
+    claims.print_header();
+    claims.row({"Q K^T multiply-adds per layer", 3.2, macs_qk(2048, 768) / 1e9, "billion"});
+    claims.row({"... with weights V, in flops (x 2 x 2)", 3.2, 4 * macs_qk(2048, 768) / 1e9, "billion"});
+    claims.row({"Q K^T multiply-adds, 12 layers", 38.0, 12 * macs_qk(2048, 768) / 1e9, "billion"});
+    claims.row({"weights per head", 4.2, 2048.0 * 2048 / 1e6, "million"});
+    claims.row({"bytes per head (float32)", 16.8, weight_bytes(2048) / 1e6, "MB (10^6)"});
+    claims.row({"bytes per head (float32)", 16.8, weight_bytes(2048) / MiB, "MiB"});
+    claims.row({"8 heads x 12 layers", 1.6, 96 * weight_bytes(2048) / 1e9, "GB (10^9)"});
+    std::printf("  (the course's counts are right: its 'operations' are Q K^T's multiply-adds, its MB decimal)\n");
 
     const double d = static_cast<double>(c.d_model), H = static_cast<double>(c.n_heads), L = static_cast<double>(c.n_layers);
     lab::Table ours({{"n", "n", 6, -1}, {"qk_macs_per_layer", "QK^T MACs/layer", 15, 0}, {"mib_per_head", "MiB/head", 9, 3},
                      {"mib_all_heads_layers", "MiB, all heads x layers", 23, 3}}, "  ");
-    std::printf("  our TinyGPT (d_model %lld, %lld heads, %lld layers) at seed 001's length and ours:\n",
+    std::printf("  our TinyGPT (d_model %lld, %lld heads, %lld layers) at n = 2048 and at ours:\n",
                 static_cast<long long>(c.d_model), static_cast<long long>(c.n_heads), static_cast<long long>(c.n_layers));
     ours.print_header();
     for (double n : {static_cast<double>(c.context), 259.0, 2048.0})
@@ -52,9 +54,9 @@ void complexity(Frame& p, const nn::TransformerConfig& c, std::int64_t prompt_to
     cache.row({"score multiply-adds, without / with", kv_score_ratio(prompt, N)});
     cache.row({"measured speed-up (step 5, this machine)", kv.at("speedup").as_double()});
     cache.row({"the same work ratio at n = 2048 (tokens)", kv_token_ratio(prompt, 2048 - prompt)});
-    std::printf("  seed 001 says 50-500x faster: the work saved grows with the length (~n/2); at 256 tokens our measured\n"
+    std::printf("  KV caching is often said to be 50-500 times faster: the work saved grows with the length (~n/2); at 256 tokens our measured\n"
                 "  speed-up is below the work ratio, since each cached step is many small operations.\n");
-    p.m["seed001_complexity"] = Json::Object{{"seed_claims", seed.json()}, {"ours", ours.json()}, {"kv_cache", cache.json_by("measure")}};
+    p.m["attention_complexity"] = Json::Object{{"course_claims", claims.json()}, {"ours", ours.json()}, {"kv_cache", cache.json_by("measure")}};
 }
 
-}  // namespace attnlab::phase::seed001
+}  // namespace attnlab::phase4

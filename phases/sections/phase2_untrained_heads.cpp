@@ -1,7 +1,9 @@
-// phase2_seed002.cpp — the bodies of phases/phase2_seed002.hpp, compiled once into build/libphases.a (see the Makefile).
-#include "phases/phase2_seed002.hpp"
+// phase2_untrained_heads.cpp — the bodies of phases/phase2_untrained_heads.hpp, compiled once into build/libphases.a (see the Makefile).
+#include "phases/phase2_untrained_heads.hpp"
 
-namespace attnlab::phase::seed002 {
+namespace attnlab::phase2 {
+
+using namespace attnlab::phase;
 
 Strongest strongest(const Tensor& w) {
     const std::int64_t T = w.size(1), flat = static_cast<std::int64_t>(argmax(w.reshape({-1}), 0).item());
@@ -25,7 +27,7 @@ DropoutTrial dropout_trial(std::uint64_t seed, int draws) {
     Generator gen(seed);
     nn::MultiHeadAttention mha(64, 8, 0, 0, gen);
     mha.dropout = 0.1, mha.dropout_gen = &gen;
-    const Tensor x = randn({2, 6, 64}, kFloat32, gen);  // (B, T, d_model), the seed's test input
+    const Tensor x = randn({2, 6, 64}, kFloat32, gen);  // (B, T, d_model), the course's test input
     DropoutTrial r;
     mha.eval();
     r.eval = mha.forward(x);
@@ -45,7 +47,7 @@ DropoutTrial dropout_trial(std::uint64_t seed, int draws) {
 }
 
 void section1_dropout(Frame& p) {
-    section("7a. Seed 002 section 1: MultiHeadAttention(64, 8) with dropout 0.1 on the weights: train vs eval");
+    section("7a. MultiHeadAttention(64, 8) with dropout 0.1 on the weights: train vs eval");
     const int draws = 200;
     const DropoutTrial d = dropout_trial(p.seed, draws);
     const nn::AttentionResult& e = d.eval;
@@ -59,14 +61,14 @@ void section1_dropout(Frame& p) {
     std::printf("  output %s, weights %s, d_k %lld; one draw zeroes %.1f%% of the %lld weights (p = 0.1)\n",
                 e.output.shape().str().c_str(), e.weights.shape().str().c_str(), static_cast<long long>(d.d_k), 100 * zeroed,
                 static_cast<long long>(e.weights.numel()));
-    p.m["seed002_dropout"] = Json::Object{{"rows", t.json_by("comparison")}, {"zeroed_fraction", zeroed}, {"draws", draws}};
+    p.m["untrained_dropout"] = Json::Object{{"rows", t.json_by("comparison")}, {"zeroed_fraction", zeroed}, {"draws", draws}};
     std::vector<std::string> labels;
     for (int i = 1; i <= 6; ++i) labels.push_back(std::to_string(i));
-    plots::HeatmapGridOptions go = grid_options("Seed 002 sec. 1: dropout 0.1 on the weights (head 1, sequence 1)", labels,
+    plots::HeatmapGridOptions go = grid_options("Dropout 0.1 on the weights (head 1, sequence 1)", labels,
                                                 {"eval: softmax weights", "train: 10% dropped, rest / 0.9"});
     go.vmax = max(w_train).item(), go.columns = 2;
-    p.out.figure(plots::heatmap_grid({to_matrix(w_eval), to_matrix(w_train)}, go), "seed002_dropout",
-                 "Phase 2: seed 002's MHA(64, 8) with dropout 0.1 on the attention weights: eval weights vs one training draw (zeros dropped, the rest scaled by 1/0.9).");
+    p.out.figure(plots::heatmap_grid({to_matrix(w_eval), to_matrix(w_train)}, go), "untrained_dropout",
+                 "Phase 2: an untrained MHA(64, 8) with dropout 0.1 on the attention weights: eval weights vs one training draw (zeros dropped, the rest scaled by 1/0.9).");
 }
 
 Tensor structured_embeddings(Generator& gen) {
@@ -80,7 +82,7 @@ Tensor structured_embeddings(Generator& gen) {
 }
 
 void section2_structured_embeddings(Frame& p, const Tensor& trained, const std::vector<std::string>& trained_tokens) {
-    section("7b. Seed 002 section 2: Structured embeddings through a random MHA(64, 4), beside the trained model");
+    section("7b. Structured embeddings through a random MHA(64, 4), beside the trained model");
     const std::vector<std::string> tokens{"The", "cat", "sat", "on", "the", "mat"};
     Generator gen(p.seed + 42);
     const Tensor x = structured_embeddings(gen).unsqueeze(0);  // (1, T, d_model)
@@ -100,20 +102,20 @@ void section2_structured_embeddings(Frame& p, const Tensor& trained, const std::
     };
     report("random MHA", random_w, tokens);
     report("trained", trained, trained_tokens);
-    std::printf("  (the seed's verdict: mean entropy < 1.5 is 'focused'; uniform over 6 keys is ln 6 = %.3f)\n", std::log(6.0));
-    p.m["seed002_structured"] = t.json();
+    std::printf("  (the course's verdict: mean entropy < 1.5 is 'focused'; uniform over 6 keys is ln 6 = %.3f)\n", std::log(6.0));
+    p.m["structured_embeddings"] = t.json();
     std::vector<std::string> panels;
     for (int h = 1; h <= 4; ++h) panels.push_back("random head " + std::to_string(h));
-    plots::HeatmapGridOptions go = grid_options("Seed 002 sec. 2: structured embeddings, random MHA(64, 4)", tokens, panels);
+    plots::HeatmapGridOptions go = grid_options("Structured embeddings, random MHA(64, 4)", tokens, panels);
     go.columns = 2;
     std::vector<plots::Matrix> m;
     for (std::int64_t h = 0; h < 4; ++h) m.push_back(to_matrix(random_w.select(0, h)));
-    p.out.figure(plots::heatmap_grid(m, go), "seed002_structured_heads",
-                 "Phase 2: seed 002's structured embeddings through a random (untrained) MHA(64, 4): each head's weights.");
+    p.out.figure(plots::heatmap_grid(m, go), "structured_embeddings_heads",
+                 "Phase 2: structured embeddings through a random (untrained) MHA(64, 4): each head's weights.");
 }
 
 void section3_three_cases(Frame& p) {
-    section("7c. Seed 002 section 3: MHA(48, 6) on the syntactic, semantic and positional cases");
+    section("7c. MHA(48, 6) on the syntactic, semantic and positional cases");
     Generator layer_gen(p.seed + 7);
     nn::MultiHeadAttention mha(48, 6, 0, 0, layer_gen);
     mha.eval();
@@ -127,7 +129,7 @@ void section3_three_cases(Frame& p) {
     std::vector<plots::Matrix> panels;
     std::vector<std::string> titles;
     for (const auto& c : cases) {
-        Generator gen(p.seed + 123);  // the seed re-seeds before each case: the same base embeddings
+        Generator gen(p.seed + 123);  // the course re-seeds before each case: the same base embeddings
         Tensor e = randn({6, 48}, kFloat32, gen);
         std::vector<Tensor> r;
         for (std::int64_t i = 0; i < 6; ++i) r.push_back(e.select(0, i));
@@ -149,15 +151,15 @@ void section3_three_cases(Frame& p) {
         }
         panels.push_back(m), titles.push_back(c.first);
     }
-    std::printf("  (local = weight on itself and its neighbours; the seed's global = 1 - local, as its formula reduces to;\n"
+    std::printf("  (local = weight on itself and its neighbours; the course's global = 1 - local, as its formula reduces to;\n"
                 "   uniform attention over 6 tokens would give self 1/6 = 0.167 and local 16/36 = 0.444)\n");
-    p.m["seed002_three_cases"] = t.json();
-    plots::HeatmapGridOptions go = grid_options("Seed 002 sec. 3: random MHA(48, 6), each head on each case", {}, titles);
+    p.m["three_cases"] = t.json();
+    plots::HeatmapGridOptions go = grid_options("Random MHA(48, 6), each head on each case", {}, titles);
     go.row_labels = {"head 1", "head 2", "head 3", "head 4", "head 5", "head 6"};
     go.col_labels = {"self", "local", "global"};
     go.x_title = "attention kind", go.y_title = "head", go.columns = 3, go.colorbar_label = "mean weight";
-    p.out.figure(plots::heatmap_grid(panels, go), "seed002_three_cases",
-                 "Phase 2: seed 002's three cases (syntactic, semantic, positional) through one random MHA(48, 6): each head's self, local and global attention.");
+    p.out.figure(plots::heatmap_grid(panels, go), "three_cases",
+                 "Phase 2: three cases (syntactic, semantic, positional) through one random MHA(48, 6): each head's self, local and global attention.");
 }
 
 double mean_head_similarity(const Tensor& weights) {
@@ -169,12 +171,12 @@ double mean_head_similarity(const Tensor& weights) {
 const char* diversity_verdict(double similarity) { return similarity < 0.5 ? "High" : "Low"; }
 
 void section5_single_vs_multi(Frame& p, const Tensor& trained) {
-    section("7d. Seed 002 section 5: One head vs 8 heads (random, d_model 64, 8 tokens)");
+    section("7d. One head vs 8 heads (random, d_model 64, 8 tokens)");
     Generator gen(p.seed + 42);
     Tensor x0 = randn({8, 64}, kFloat32, gen);
     std::vector<Tensor> r;
     for (std::int64_t i = 0; i < 8; ++i) r.push_back(x0.select(0, i));
-    for (std::size_t i = 0; i + 1 < 8; ++i) r[i + 1] = r[i + 1] + r[i] * 0.2;  // local dependencies (in order, as the seed's in-place loop)
+    for (std::size_t i = 0; i + 1 < 8; ++i) r[i + 1] = r[i + 1] + r[i] * 0.2;  // local dependencies (in order, as the course's in-place loop)
     r[7] = r[7] + r[0] * 0.3, r[6] = r[6] + r[1] * 0.3;                      // long-range dependencies
     const Tensor x = stack(r, 0).unsqueeze(0);                                // (1, T, d_model)
     nn::MultiHeadAttention single(64, 1, 0, 0, gen), multi(64, 8, 0, 0, gen);
@@ -191,21 +193,21 @@ void section5_single_vs_multi(Frame& p, const Tensor& trained) {
     t.row({"output difference norm", diff});
     t.row({"mean head similarity (random 8 heads)", sim_random});
     t.row({"mean head similarity (trained heads)", sim_trained});
-    std::printf("  seed's verdict on the random heads: diversity %s (High if similarity < 0.5); trained heads: %s.\n"
+    std::printf("  the course's verdict on the random heads: diversity %s (High if similarity < 0.5); trained heads: %s.\n"
                 "  (near-uniform rows are all-positive vectors of nearly equal entries, so their cosine is close to 1)\n",
                 diversity_verdict(sim_random), diversity_verdict(sim_trained));
-    p.m["seed002_single_vs_multi"] = Json::Object{{"rows", t.json_by("measure")}, {"verdict_random", diversity_verdict(sim_random)},
+    p.m["untrained_single_vs_multi"] = Json::Object{{"rows", t.json_by("measure")}, {"verdict_random", diversity_verdict(sim_random)},
                                                  {"verdict_trained", diversity_verdict(sim_trained)}};
     std::vector<std::string> labels;
     for (int i = 1; i <= 8; ++i) labels.push_back(std::to_string(i));
-    plots::HeatmapGridOptions go = grid_options("Seed 002 sec. 5: one head vs 8 heads (random MHA, d_model 64)", labels,
+    plots::HeatmapGridOptions go = grid_options("One head vs 8 heads (random MHA, d_model 64)", labels,
                                                 {"single head", "8 heads: average", "8 heads: std across heads"});
     go.columns = 3, go.vmax = std::max(max(sw).item(), max(avg).item());
-    p.out.figure(plots::heatmap_grid({to_matrix(sw), to_matrix(avg), to_matrix(sd)}, go), "seed002_single_vs_multi",
-                 "Phase 2: seed 002's comparison: one random head, the average of 8 random heads and their standard deviation across heads.");
+    p.out.figure(plots::heatmap_grid({to_matrix(sw), to_matrix(avg), to_matrix(sd)}, go), "untrained_single_vs_multi",
+                 "Phase 2: one random head, the average of 8 random heads and their standard deviation across heads.");
 }
 
-void sections(Frame& p, const Tensor& trained, const std::vector<std::string>& trained_tokens) {
+void section7_untrained_heads(Frame& p, const Tensor& trained, const std::vector<std::string>& trained_tokens) {
     NoGradGuard no_grad;  // nothing here trains
     section1_dropout(p);
     section2_structured_embeddings(p, trained, trained_tokens);
@@ -213,4 +215,4 @@ void sections(Frame& p, const Tensor& trained, const std::vector<std::string>& t
     section5_single_vs_multi(p, trained);
 }
 
-}  // namespace attnlab::phase::seed002
+}  // namespace attnlab::phase2
