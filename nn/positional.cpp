@@ -28,8 +28,8 @@ Tensor sinusoidal_positional_encoding(std::int64_t T, std::int64_t d_model) {
     return sinusoids(T, d_model, 1.0, "sinusoidal_positional_encoding");
 }
 
-Tensor seed003_positional_encoding(std::int64_t T, std::int64_t d_model) {
-    return sinusoids(T, d_model, 2.0, "seed003_positional_encoding");  // 2·i with i already even
+Tensor squared_wavelength_positional_encoding(std::int64_t T, std::int64_t d_model) {
+    return sinusoids(T, d_model, 2.0, "squared_wavelength_positional_encoding");  // 2·i with i already even
 }
 
 LearnedPositionalEmbedding::LearnedPositionalEmbedding(std::int64_t max_len, std::int64_t d_model, Generator& gen) {

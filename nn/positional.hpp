@@ -13,11 +13,11 @@
 //   learned: a trainable [max_len, d_model] table (GPT-2, BERT), one row per position;
 //   it cannot say anything about positions past max_len.
 //
-// The seed's notebook code loops `for i in range(0, d_model, 2)` and then writes
+// A common slip in notebook code loops `for i in range(0, d_model, 2)` and then writes
 // 10000 ** (2*i / d_model) with that already-even i — i.e. 10000^(4k/d) for pair k,
 // squaring every pair's wavelength factor. The top half of the pairs then have
 // wavelengths beyond 10000 · 2π and are almost constant over any real sequence, so
-// half the dimensions carry nearly no position information. seed003_positional_encoding
+// half the dimensions carry nearly no position information. squared_wavelength_positional_encoding
 // keeps that form only so phase 5 can show the difference.
 #pragma once
 #include "nn/layers.hpp"
@@ -26,8 +26,8 @@ namespace attnlab::nn {
 
 // The paper's encoding: [T, d_model] float32 (d_model even).
 Tensor sinusoidal_positional_encoding(std::int64_t T, std::int64_t d_model);
-// Seed 003's code as written (exponent 2·(2i)/d_model for pair i), for comparison only.
-Tensor seed003_positional_encoding(std::int64_t T, std::int64_t d_model);
+// That slip (exponent 2·(2i)/d_model for pair i), for comparison only.
+Tensor squared_wavelength_positional_encoding(std::int64_t T, std::int64_t d_model);
 
 // A trainable table, initialised N(0, 1) as torch.nn.Embedding.
 class LearnedPositionalEmbedding : public Module {

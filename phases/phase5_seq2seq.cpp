@@ -106,15 +106,15 @@ void section3_cross_attention(Phase5& p) {  // 5 decoder queries attend over 8 e
 }
 
 void section4_positional_encodings(Phase5& p) {
-    const Tensor pe = nn::sinusoidal_positional_encoding(50, 128), pe_seed = nn::seed003_positional_encoding(50, 128);
+    const Tensor pe = nn::sinusoidal_positional_encoding(50, 128), pe_squared = nn::squared_wavelength_positional_encoding(50, 128);
     auto flat_dims = [](const Tensor& m) {  // dimensions that change by < 0.1 over 50 positions: no position signal
         const Tensor range = max(m, 0).values - min(m, 0).values;  // [d_model]
         return static_cast<std::int64_t>(lt(range, scalar(0.1)).sum().item());
     };
     std::printf("\n4. Sinusoidal encoding [50, 128]: %lld of 128 dims vary by < 0.1 over 50 positions "
                 "(with the exponent 2i/d on an even i, a common slip: %lld)\n",
-                static_cast<long long>(flat_dims(pe)), static_cast<long long>(flat_dims(pe_seed)));
-    p.m["positional"] = Json::Object{{"flat_dims_paper", flat_dims(pe)}, {"flat_dims_course", flat_dims(pe_seed)}};
+                static_cast<long long>(flat_dims(pe)), static_cast<long long>(flat_dims(pe_squared)));
+    p.m["positional"] = Json::Object{{"flat_dims_paper", flat_dims(pe)}, {"flat_dims_course", flat_dims(pe_squared)}};
     auto every = [](std::int64_t n, std::int64_t step) {  // a label on every step-th cell only
         std::vector<std::string> labels(static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; i += step) labels[static_cast<std::size_t>(i)] = std::to_string(i);

@@ -28,10 +28,10 @@ TEST_CASE("sinusoidal encoding: the paper's formula at known positions", "[nn][p
 
 TEST_CASE("the exponent 2i/d on an even i squares each pair's wavelength factor", "[nn][positional]") {
     // With i already even, 10000^(2i/d) for dims (2, 3) at d = 8 is 10000^(4/8) = 100, not 10.
-    Tensor seed = seed003_positional_encoding(10, 8);
-    CHECK(seed.at({5, 2}) == Approx(std::sin(5 / 100.0)).margin(1e-6));
+    Tensor squared = squared_wavelength_positional_encoding(10, 8);
+    CHECK(squared.at({5, 2}) == Approx(std::sin(5 / 100.0)).margin(1e-6));
     CHECK(sinusoidal_positional_encoding(10, 8).at({5, 2}) == Approx(std::sin(5 / 10.0)).margin(1e-6));
-    CHECK_THAT(seed.narrow(1, 0, 2), IsCloseTo(sinusoidal_positional_encoding(10, 8).narrow(1, 0, 2), 0));  // pair 0 agrees
+    CHECK_THAT(squared.narrow(1, 0, 2), IsCloseTo(sinusoidal_positional_encoding(10, 8).narrow(1, 0, 2), 0));  // pair 0 agrees
 }
 
 TEST_CASE("learned positional embedding: rows, gradient, bounds", "[nn][positional]") {
