@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -193,6 +194,11 @@ int main(int argc, char** argv) {
             o.vmin = 0, o.vmax = 1;
             const plots::Matrix m = first_matrix(load_npy(path), path);
             read_labels(path, m, o);
+            // A long sequence (phase 6's 32 tokens) keeps the sheet's panels of one size: its cells
+            // shrink so the matrix is about kPanelPixels across, as the short sentences' are.
+            constexpr double kPanelPixels = 400;
+            const std::size_t n = std::max(m.size(), m.empty() ? 0 : m[0].size());
+            if (n > 16) o.cell_size = std::floor(kPanelPixels / static_cast<double>(n));
             panels.push_back(plots::heatmap(m, o));
         }
         if (!panels.empty()) {
