@@ -101,7 +101,9 @@ TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnes
 
 # ---- Build speed ----------------------------------------------------------------------
 # Three devices keep a clean build and a rebuild after an edit short. Each can be turned off
-# to compare them (bench/build_time.sh times a build; bench/object_times.sh each object):
+# to compare: bench/build_time.sh --target build HEAD:UNITY_BATCH=1 HEAD times a clean build
+# without batches and with them (HEAD:PCH=0 likewise for the header), --touch FILE
+# the rebuild after an edit; bench/object_times.sh shows where the compile time goes.
 #
 #  1. Batches (UNITY_BATCH, default 8; 1 = one object per file). The library compiles as
 #     generated files, each #including a run of UNITY_BATCH sources of one folder in name
