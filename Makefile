@@ -1,42 +1,62 @@
-# attnlab — one flat Makefile.  `make help` lists every target.
+# attnlab — one flat Makefile. `make help` lists the targets; docs/building.md says how to build
+# on Linux (x86-64, arm64), on a Mac, and for arm64 from an x86-64 machine.
 #
-# Sources are found by folder, so adding a file needs no edit here:
-#   tensor/ io/ autograd/ nn/ plots/ data/ training/ experiments/ analyses/ app/
-#                                  *.cpp -> the library, compiled UNITY_BATCH files to an
-#                                            object (build/obj/batches/), linked statically
-#   phases/ bench/ tools/          *.cpp  -> one program each, named after the file (build/<name>)
-#   phases/sections/               *.cpp  -> build/libphases.a: the phases' section bodies, compiled
-#                                            once (not in every phase program that includes their header),
-#                                            one object per phase (phase4_*.cpp together)
-#   tests/<area>/                  *.cpp  -> one Catch2 binary (build/attnlab_tests), main prebuilt once
+# What each folder builds into (sources are found by folder: a new .cpp needs no edit here):
+#   tensor/ io/ autograd/ nn/ plots/ data/      -> $(B)/libattnlab.a, the library
+#   training/ experiments/ analyses/ app/
+#   phases/sections/                            -> $(B)/libphases.a, the phases' section bodies,
+#                                                  shared by the phase programs and the tests
+#   phases/ bench/ tools/                       -> one program per file: $(B)/<file name>
+#   tests/<area>/                               -> $(B)/attnlab_tests, one Catch2 binary
+#   tests/fuzz/                                 -> $(B)/fuzz_<name>, libFuzzer harnesses (make fuzz)
 #
-# Configurations build side by side and never share objects:
-#   make            release  -O2 -march=native      -> build/
-#                   (phases/, phases/sections/ and tools/ at -Og with a precompiled
-#                   phase_common.hpp, and the library's narrative folders at -Og:
-#                   see NARRATIVE_OPT, LIB_NARRATIVE and PCH below)
-#   make debug      -O0 -g3 (for stepping in gdb)   -> build/debug/
-#   make asan       ASan + UBSan test suite         -> build/asan/
-#   BLAS=openblas   matmul via cblas_sgemm/dgemm    -> build/openblas/ (or build/debug/openblas, ...)
-#   CXX=clang++     the same with clang             -> build/clang/ (or build/asan/clang, ...)
-#   make fuzz       libFuzzer harnesses (clang)     -> build/fuzz/
+# Configurations build side by side, each in its own folder $(B), and never share an object:
+#   make                        release: -O2 and ARCH_FLAGS        build/
+#   make debug                  -O0 -g3, for gdb                   build/debug/
+#   make asan                   the tests under ASan + UBSan       build/asan/
+#   make fuzz                   the fuzz harnesses (clang)         build/fuzz/
+#   ... BLAS=openblas           matmul through OpenBLAS            <folder>/openblas/
+#   ... CXX=clang++             compiled by clang                  <folder>/clang/
+#   ... CXX=aarch64-linux-gnu-g++   a cross-compiler               <folder>/aarch64/ (its target)
+#
+# Sections: the configuration and its flags; build speed (batches, precompiled header, -Og);
+# the targets; the rules.
+
+# ---- Configuration --------------------------------------------------------------------
 
 CXX      ?= g++
 MODE     ?= release
 BLAS     ?=
-# clang or gcc: the two never share objects, and each gets only the flags it knows.
-IS_CLANG := $(if $(findstring clang,$(CXX)),1,)
+# clang or GCC, asked of the compiler itself (a Mac's g++ is Apple clang): each gets only the
+# flags it knows, and the two never share objects.
+IS_CLANG := $(if $(findstring clang,$(shell $(CXX) --version 2>/dev/null)),1,)
+
+# The machine the compiler builds for (its -dumpmachine, arm64 spelled aarch64) and this one.
+TARGET_ARCH := $(subst arm64,aarch64,$(firstword $(subst -, ,$(shell $(CXX) -dumpmachine 2>/dev/null))))
+HOST_ARCH   := $(subst arm64,aarch64,$(shell uname -m))
+CROSS       := $(if $(filter-out $(HOST_ARCH),$(TARGET_ARCH)),1,)
+# ARCH_FLAGS lets the kernels use every instruction this machine has (AVX-512 where there is
+# one: tensor/vec_math.hpp picks its code by what the compiler may use). x86-64 spells it
+# -march=native; on arm64 GCC and clang (Apple's too) both take -mcpu=native, which sets the
+# architecture and the tuning. A cross-compiler gets nothing, since its target is not this
+# machine, nor does an architecture not named here. `make ARCH_FLAGS=` builds programs that
+# run on any CPU of the family.
+ARCH_FLAGS ?= $(if $(CROSS),,$(if $(filter x86_64,$(TARGET_ARCH)),-march=native,$(if $(filter aarch64,$(TARGET_ARCH)),-mcpu=native)))
 
 ifeq ($(MODE),release)
   B   := build
-  OPT := -O2 -march=native $(if $(IS_CLANG),,-fvect-cost-model=dynamic)
+  # -fvect-cost-model=dynamic: at -O2, GCC 12 vectorises only loops that need no runtime alias
+  # check, which leaves out most elementwise kernels. Vectorising them changes no result (GCC
+  # never reorders a floating-point reduction without -ffast-math): a model trained with and
+  # without it is byte-identical. bench/ab.sh times the two.
+  OPT := -O2 $(ARCH_FLAGS) $(if $(IS_CLANG),,-fvect-cost-model=dynamic)
 else ifeq ($(MODE),debug)
   B   := build/debug
   OPT := -O0 -g3
 else ifeq ($(MODE),asan)
   B   := build/asan
   # GCC 12 warns falsely inside libstdc++'s std::regex (used by Catch2) under -fsanitize.
-  OPT := -O1 -g -march=native -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+  OPT := -O1 -g $(ARCH_FLAGS) -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
          $(if $(IS_CLANG),,-Wno-maybe-uninitialized)
 else ifeq ($(MODE),fuzz)
   # libFuzzer's coverage on the library; the harnesses add -fsanitize=fuzzer when linked.
@@ -45,19 +65,6 @@ else ifeq ($(MODE),fuzz)
 else
   $(error MODE must be release, debug, asan or fuzz, not '$(MODE)')
 endif
-
-# The phase programs, their sections and the tools are narrative: they call the library's
-# kernels and print, record and draw what comes back. At -O2 GCC spends half of a phase
-# program's compile time optimising code that runs once, so in a release build they get -Og,
-# which runs fewer of GCC's passes: touching phase 4 then rebuilt it in 3.9 s, against 4.9 s at
-# -O1 -fexpensive-optimizations, and `make all` ran its phases no slower (bench/build_time.sh;
-# docs/performance.md, "Build time"). The library's narrative folders get -Og too (LIB_NARRATIVE).
-# -Og never contracts a * b + c into one fused multiply-add, as -O1 -fexpensive-optimizations
-# and -O2 do, so a recorded number that would depend on it says std::fma itself (phase 4's
-# unigram entropy, plots' fit_power_law); make check-metrics then finds every number the
-# phases record unchanged. The library's kernels, the benchmarks and the tests stay at $(OPT).
-# (clang: -O1, as before; it contracts within an expression at any -O.)
-NARRATIVE_OPT := $(if $(filter release,$(MODE)),$(if $(IS_CLANG),-O1,-Og) -march=native,$(OPT))
 
 ifeq ($(IS_CLANG)$(filter fuzz,$(MODE)),1)
   B := $(B)/clang
@@ -71,30 +78,60 @@ else ifneq ($(BLAS),)
   $(error BLAS must be empty or openblas, not '$(BLAS)')
 endif
 
+ifeq ($(CROSS),1)
+  B := $(B)/$(TARGET_ARCH)
+endif
+
 # No -ffast-math: it reorders reductions and breaks the -inf masking rule.
-# -fvect-cost-model=dynamic: at -O2, GCC 12 vectorises only loops that need no runtime
-# alias check, which leaves out most elementwise kernels. Vectorising them changes no
-# result (GCC never reorders a floating-point reduction without -ffast-math): a model
-# trained with and without it is byte-identical, and W1-W6 run 9-15% faster.
 CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
 CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 
+# Catch2 v2's single header, catch2/catch.hpp, is all the tests need beyond the compiler.
+# Debian's catch2 puts it under /usr/include; elsewhere (a Mac) CATCH2_INCLUDE=DIR names the
+# folder that holds catch2/catch.hpp.
+CATCH2_INCLUDE ?=
+CATCH_HDR := $(or $(CATCH2_INCLUDE),/usr/include)/catch2/catch.hpp
+
 LIB_DIRS  := tensor io autograd nn plots data training experiments analyses app
-LIB_NARRATIVE_DIRS := training experiments analyses app data plots  # built at -Og, but for plots/' pixel loops: see LIB_NARRATIVE
 LIB_SRCS  := $(wildcard $(LIB_DIRS:%=%/*.cpp))
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
 PHASE_LIB_SRCS := $(wildcard phases/sections/*.cpp)
 TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnesses: make fuzz
 
-# The library in batches, not one object per file: $(B)/obj/batches/nn_2.cpp is generated and
-# #includes the second run of UNITY_BATCH files of nn/ (in name order). Every library file
-# parses the same headers (40,000 lines of the standard library before its own first line)
-# and compiles the same inline functions again, so batching pays: a clean make -j2 build took
-# 1.6x as long one object per file as four to an object, and four 1.26x as long as eight
-# (bench/build_time.sh, docs/performance.md). An edit to one file recompiles its batch: after touching
-# nn/attention.cpp, 8-9 s at four, 11-13 s at eight. UNITY_BATCH=1 gives one object per file.
+# ---- Build speed ----------------------------------------------------------------------
+# Three devices keep a clean build and a rebuild after an edit short. Each can be turned off
+# to compare: bench/build_time.sh --target build HEAD:UNITY_BATCH=1 HEAD times a clean build
+# without batches and with them (HEAD:PCH=0 likewise for the header), --touch FILE
+# the rebuild after an edit; bench/object_times.sh shows where the compile time goes.
+#
+#  1. Batches (UNITY_BATCH, default 8; 1 = one object per file). The library compiles as
+#     generated files, each #including a run of UNITY_BATCH sources of one folder in name
+#     order ($(B)/obj/batches/nn_2.cpp). Every library file parses the same standard headers
+#     and compiles the same inline functions again; a batch does that once for all its files.
+#     The price is that an edit recompiles its whole batch. The phases' section bodies batch
+#     the same way, one object per phase (phases/sections/phase4_*.cpp together).
+#  2. A precompiled header (PCH=1, GCC only). Every narrative object (below) begins by
+#     parsing phases/phase_common.hpp, most of the library's headers; it is parsed once into
+#     $(B)/pch/narrative.hpp.gch. Not for the library or the tests: each of their files
+#     includes a few headers, and reading the large .gch costs what it would save. clang
+#     builds use no prefix, so they catch a file that forgets its #include.
+#  3. -Og for the narrative (NARRATIVE_OPT). The phase programs, their sections, tools/ and
+#     the library's narrative folders (LIB_NARRATIVE_DIRS: the training loops, experiments,
+#     analyses, the command line, the toy corpora and plots/' chart layout) call the kernels
+#     and print, record and draw what comes back: code that runs once, on which -O2 spends
+#     most of its compile time. The kernels (tensor/, nn/, autograd/, io/ and plots/' pixel
+#     loops, PIXEL_SRCS, through which every figure's pixels pass), the benchmarks and the
+#     tests stay at -O2. -Og never contracts a * b + c into one fused multiply-add as -O2
+#     does, so a recorded number that would depend on it calls std::fma itself (phase 4's
+#     unigram entropy, plots' fit_power_law), and make check-metrics finds every number the
+#     phases record the same. clang contracts within an expression at any level; it gets -O1.
 UNITY_BATCH ?= 8
+PCH ?= 1
+NARRATIVE_OPT := $(if $(filter release,$(MODE)),$(if $(IS_CLANG),-O1,-Og) $(ARCH_FLAGS),$(OPT))
+LIB_NARRATIVE_DIRS := training experiments analyses app data plots
+PIXEL_SRCS := $(addprefix plots/,canvas.cpp checksum.cpp deflate.cpp lzw.cpp png.cpp quantize.cpp)
+
 ifeq ($(shell [ "$(UNITY_BATCH)" -ge 1 ] 2>/dev/null && echo ok),)
   $(error UNITY_BATCH must be a whole number of files, 1 or more, not '$(UNITY_BATCH)')
 endif
@@ -105,8 +142,7 @@ comma := ,
 # $(call batches,dir,files,counter): one word "dir_N:f1,f2,..." per run of UNITY_BATCH files.
 batches = $(if $(2),$(1)_$(words x $(3)):$(subst $(space),$(comma),$(strip $(wordlist 1,$(UNITY_BATCH),$(2)))) \
             $(call batches,$(1),$(wordlist $(BATCH_NEXT),$(words $(2)),$(2)),$(3) x))
-# plots/' pixel loops are batched apart from its charts, as "pixels" (see LIB_NARRATIVE below).
-PIXEL_SRCS := $(addprefix plots/,canvas.cpp checksum.cpp deflate.cpp lzw.cpp png.cpp quantize.cpp)
+# plots/' pixel loops form batches of their own, "pixels", kept at -O2.
 LIB_BATCH_LIST := $(foreach d,$(LIB_DIRS),$(call batches,$(d),$(filter-out $(PIXEL_SRCS),$(sort $(wildcard $(d)/*.cpp))),)) \
                   $(call batches,pixels,$(PIXEL_SRCS),)
 LIB_BATCHES    := $(foreach b,$(LIB_BATCH_LIST),$(firstword $(subst :, ,$(b))))
@@ -115,43 +151,38 @@ LIB_OBJS  := $(LIB_BATCHES:%=$(B)/obj/batches/%.o)
 TEST_OBJS := $(TEST_SRCS:%.cpp=$(B)/obj/%.o)
 PROGS     := $(addprefix $(B)/,$(basename $(notdir $(PROG_SRCS))))
 LIB       := $(B)/libattnlab.a
-# One object per phase, not per file: $(B)/obj/phases/sections/phase4.cpp is generated and
-# #includes phases/sections/phase4_*.cpp (see the rule below). Each body file parses
-# phase_common.hpp's 89,000 preprocessed lines; 14 objects took 54 CPU s, one per phase 24.
 SECTION_GROUPS := $(sort $(foreach f,$(PHASE_LIB_SRCS),$(firstword $(subst _, ,$(basename $(notdir $(f)))))))
 PHASE_LIB_OBJS := $(SECTION_GROUPS:%=$(B)/obj/phases/sections/%.o)
 PHASE_LIB := $(B)/libphases.a
 TESTS     := $(B)/attnlab_tests
 CATCH_MAIN := $(B)/obj/tests/catch_main.o
-CATCH_HDR  := /usr/include/catch2/catch.hpp
 
 PHASE_PROGS := $(basename $(notdir $(wildcard phases/phase*.cpp)))
 PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
+# ---- Targets --------------------------------------------------------------------------
+
 .PHONY: all build programs shakespeare test debug asan fuzz fuzz-build fuzz-replay bench bench-compare plots-demo train gallery test-browser \
-        readme-figures help clean metrics-reference check-metrics
+        readme-figures help clean metrics-reference check-metrics compile_commands.json
 .DEFAULT_GOAL := all
 
-# Parallel by default: compiling, training the three checkpoints, and running the phase
-# programs, as many at a time as there are cores (`all` below). Each phase then runs its kernels
-# on one thread (ATTNLAB_NUM_THREADS=1 unless set), as does training: two phases with two threads each would
-# oversubscribe the cores, and every op that waits for a descheduled worker would stall —
-# phase 4's KV-cache speed-up fell from 12x to 1.8x that way. Results are the same bits at
-# any thread count (tests/phases/metrics_reference.json passes at 1 and 2).
-JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# `make all` compiles, trains the three checkpoints and runs the phase programs as many at a
+# time as there are cores. Each of them then runs its kernels on one thread
+# (ATTNLAB_NUM_THREADS=1 unless set): two programs with two threads each would oversubscribe
+# the cores, every op that waits for a descheduled worker would stall, and the speed-ups the
+# phases measure (phase 4's KV cache) would mean nothing. Results are the same bits at any
+# thread count (tests/phases/metrics_reference.json passes at 1 and 2).
+JOBS ?= $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
 # ...unless the caller chose with -j: then the jobserver is already there to share.
 PARALLEL = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 
 ## all         build, then run every phase program and demo, writing out/ and out/index.html (the main job)
-# One make over the whole job, so the two cores never wait on a stage: a program runs as soon
-# as it and the models it reads exist, while the rest still compiles or trains. Phase 5 reads
-# no checkpoint and is the longest run (half of the phases' time), so it comes first and starts
-# as soon as its program links; training needs only build/tinygpt; phases 1-4 wait for their
-# models (PHASE_MODELS below). Then phase 4, the next longest, and the short ones.
-# --output-sync prints each target's printout whole when it ends, so two never interleave
-# (each writes only its own out/phaseN/ and out/data/ files, or its checkpoint).
-# It builds only what it runs, and what README's "Try your own" runs (build/seq2seq);
-# `make build` builds the benchmarks and the other tools too.
+# One make over the whole job, so no core waits for a stage to end: a program runs as soon as
+# it and the models it reads exist. Phase 5 reads no checkpoint and runs longest, so it starts
+# first; training needs only build/tinygpt; phases 1-4 wait for their models (PHASE_MODELS).
+# --output-sync prints each target's printout whole when it ends (each writes only its own
+# out/phaseN/ and out/data/ files, or its checkpoint). It builds only what it runs, and what
+# README's "Run your own experiment" runs (build/seq2seq); `make build` builds everything.
 ALL_PROGS := $(addprefix $(B)/,$(PHASE_PROGS) tinygpt seq2seq plots_demo gallery)
 ALL_STEPS := $(filter phase5,$(PHASES)) train $(filter phase4,$(PHASES)) plots-demo $(filter-out phase5 phase4,$(PHASES))
 all:
@@ -193,10 +224,12 @@ debug:
 asan:
 	@$(MAKE) --no-print-directory MODE=asan test
 
-## fuzz        run every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60), after
-##             replaying tests/fuzz/regressions/; needs clang (Debian: clang libclang-rt-14-dev)
-FUZZ_SECONDS ?= 60
+## fuzz        run every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60; or FUZZ_BUDGET
+##             seconds shared among them), after replaying tests/fuzz/regressions/; needs clang
+##             (Debian: clang libclang-rt-14-dev)
 FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.cpp)))
+FUZZ_BUDGET  ?=
+FUZZ_SECONDS ?= $(if $(FUZZ_BUDGET),$(shell t=$(words $(FUZZ_TARGETS)); n=$$(( $(FUZZ_BUDGET) / (t > 0 ? t : 1) )); echo $$(( n > 0 ? n : 1 ))),60)
 FUZZ_CXX     ?= clang++
 fuzz:
 	@$(MAKE) --no-print-directory MODE=fuzz CXX=$(FUZZ_CXX) fuzz-build
@@ -257,16 +290,29 @@ $(1): $(B)/$(2) $(foreach m,$(PHASE_MODELS_$(1)),out/checkpoints/$(m)_model.safe
 endef
 $(foreach p,$(PHASE_PROGS),$(eval $(call phase_rule,$(firstword $(subst _, ,$(p))),$(p))))
 
+## compile_commands.json  write it for clangd, VS Code and CLion: every source with this configuration's flags
+# Each source is listed as itself (not as its batch), so an editor opens the file you read.
+# Rewritten on every call: `make compile_commands.json CXX=clang++` describes the clang build.
+CDB_SRCS    := $(LIB_SRCS) $(PHASE_LIB_SRCS) $(PROG_SRCS) tests/catch_main.cpp $(TEST_SRCS) $(wildcard tests/fuzz/*.cpp)
+json_string  = "$(subst ",\",$(subst \,\\,$(1)))"
+cdb_entry    = {"directory": $(call json_string,$(CURDIR)), "file": $(call json_string,$(1)), "command": $(call json_string,$(CXX) \
+               $(filter-out -MMD -MP,$(CPPFLAGS)) $(if $(filter tests/%,$(1)),$(TEST_CPPFLAGS)) $(CXXFLAGS) -c $(1))}
+compile_commands.json:
+	$(file > $@,[$(call cdb_entry,$(firstword $(CDB_SRCS))))
+	$(foreach f,$(wordlist 2,$(words $(CDB_SRCS)),$(CDB_SRCS)),$(file >> $@,$(comma)$(call cdb_entry,$(f))))
+	$(file >> $@,])
+	@echo "compile_commands.json: $(words $(CDB_SRCS)) files, compiled by $(CXX) as in $(B)/"
+
 ## help        list the targets
 help:
 	@echo "attnlab make targets (BLAS=openblas before any of them routes matmul to OpenBLAS):"
-	@sed -n 's/^## /  make /p' $(MAKEFILE_LIST)
+	@sed -n -e 's/^## \([^ ]\)/  make \1/p' -e 's/^##  /       /p' $(MAKEFILE_LIST)
 
 ## clean       remove build/ and out/
 clean:
 	rm -rf build out
 
-# ---- rules -------------------------------------------------------------------
+# ---- Rules ----------------------------------------------------------------------------
 
 # Made afresh: `ar r` into an old archive would keep members whose source is gone (or which
 # are now compiled in a batch), and the linker would find their symbols twice.
@@ -282,9 +328,9 @@ $(PHASE_LIB): $(PHASE_LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# Static pattern rules: each applies only to its own programs. A bare `$(B)/%:` rule
-# matches every file under build/, and make tried it (chained with `$(B)/obj/%.o: %.cpp`)
-# on every included .d file — minutes of rule search on every invocation.
+# Static pattern rules: each applies only to its own programs. A bare `$(B)/%:` rule would
+# match every file under build/, and make would try it (chained with `$(B)/obj/%.o: %.cpp`)
+# on every included .d file.
 programs_in = $(addprefix $(B)/,$(basename $(notdir $(wildcard $(1)/*.cpp))))
 $(call programs_in,phases): $(B)/%: $(B)/obj/phases/%.o $(PHASE_LIB) $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -296,48 +342,38 @@ $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
 # The command-line tests (tests/tools/) run the programs of the same configuration.
 $(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(PHASE_LIB) $(LIB) | $(PROGS)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(TEST_OBJS): CPPFLAGS += -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
+# Test files find Catch2 in CATCH2_INCLUDE and the programs they spawn in ATTNLAB_BUILD_DIR.
+TEST_CPPFLAGS := $(if $(CATCH2_INCLUDE),-isystem $(CATCH2_INCLUDE)) -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
+$(CATCH_MAIN) $(TEST_OBJS): CPPFLAGS += $(TEST_CPPFLAGS)
 
 # Objects depend on the flags that made them: $(B)/flags holds the compile command,
-# rewritten (so newer than every object) only when it changes, e.g. a new OPT or CXXFLAGS.
+# rewritten (so newer than every object) only when it changes, e.g. a new OPT or CXXFLAGS;
+# not by `make -n` (which would else leave every object out of date for the next real make:
+# a dry run with other flags therefore lists no rebuild that the flags alone cause).
 FLAGS_FILE := $(B)/flags
 FLAGS_NOW  := $(CXX) $(CPPFLAGS) $(CXXFLAGS) narrative: $(NARRATIVE_OPT) $(LIB_NARRATIVE_DIRS)
+DRY_RUN    := $(findstring n,$(firstword -$(MAKEFLAGS)))
+ifeq ($(DRY_RUN),)
 ifneq ($(FLAGS_NOW),$(file < $(FLAGS_FILE)))
   $(shell mkdir -p $(B))
   $(file > $(FLAGS_FILE),$(FLAGS_NOW))
+endif
 endif
 # ...and again if it is missing when a rule needs it (after `make clean` in the same make).
 $(FLAGS_FILE):
 	$(shell mkdir -p $(@D))$(file > $@,$(FLAGS_NOW))
 
-# Which objects are narrative (see NARRATIVE_OPT). `private`: a target-specific variable would
-# otherwise pass to the target's prerequisites, here the precompiled headers below.
+# The narrative objects get $(NARRATIVE_OPT) (Build speed, 3). `private`: a target-specific
+# variable would otherwise pass to the target's prerequisites, here the precompiled header.
 NARRATIVE_OBJS := $(PHASE_PROGS:%=$(B)/obj/phases/%.o) $(PHASE_LIB_OBJS) \
                   $(patsubst %.cpp,$(B)/obj/%.o,$(wildcard tools/*.cpp))
 $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
-
-# The library's narrative folders get $(NARRATIVE_OPT) too: training/, experiments/,
-# analyses/ and app/ (the experiments and training
-# loops, which spend their time in tensor/ and nn/'s kernels), data/ (the toy corpora) and plots/'
-# charts (layout: where an axis, a label, a bar goes). At -O2 they took 29.7 of a clean build's
-# 97 compiler seconds, now 18.6 (bench/object_times.sh): make -j2 build 47.3 -> 43.1 s, make all
-# 70.4 -> 64.5 s (bench/build_time.sh, docs/performance.md "Build time"), for a run of the phases 1.02x as
-# long (bench/phase_times.sh). Not plots/' pixel loops (PIXEL_SRCS, batched apart as "pixels"):
-# every figure's pixels go through their fill and encoders, and with them at -Og too
-# (make PIXEL_SRCS=) build/plots_demo took 1.83x as long, the phases 1.06x.
 LIB_NARRATIVE := $(filter $(LIB_NARRATIVE_DIRS:%=$(B)/obj/batches/%_%),$(LIB_OBJS))
 $(LIB_NARRATIVE): private OPT := $(NARRATIVE_OPT)
 
-# A precompiled phases/phase_common.hpp for the narrative objects (GCC): each parses its
-# 90,000 preprocessed lines before its own first line, 1.2 of phase 1's 5.5 s. `-include
-# $(B)/pch/narrative.hpp` finds $(B)/pch/narrative.hpp.gch beside it, made with the same flags
-# (-Winvalid-pch says so if it cannot use it). The prefix puts phase_common.hpp in front of
-# every such file, so one that misses that #include still compiles here; clang builds use no
-# prefix and catch it (make CXX=clang++, run by .ci/run). PCH=0 compiles without it.
-# Not for the library or the tests: tried, and a clean build was no faster (reading a
-# 65-90 MB .gch per file costs what parsing saved), and GCC 12 then reports -Warray-bounds
-# inside the standard headers it would otherwise keep quiet about.
-PCH ?= 1
+# The precompiled header (Build speed, 2). `-include $(B)/pch/narrative.hpp` finds
+# narrative.hpp.gch beside it, made with the same flags (-Winvalid-pch says so if it cannot
+# use it).
 ifeq ($(IS_CLANG)$(filter-out 1,$(PCH)),)
 $(NARRATIVE_OBJS): $(B)/pch/narrative.hpp.gch
 $(NARRATIVE_OBJS): private PCH_FLAGS := -include $(B)/pch/narrative.hpp -Winvalid-pch
@@ -353,11 +389,10 @@ $(B)/obj/%.o: %.cpp $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(PCH_FLAGS) -c $< -o $@
 
-# The generated files that #include a run of others: a library batch (see UNITY_BATCH) and a
-# phase's section bodies (group "phase4": phases/sections/phase4_*.cpp). Each is written while
-# make reads this Makefile, and only when its list of files changes, so its object recompiles
-# only then or when a file it includes changes (the .d file lists them). As rules depending on
-# every source they ran after any edit, on every make: 0.5 s of shells before each build.
+# The generated files that #include a run of others (Build speed, 1): a library batch and a
+# phase's section bodies. Each is written while make reads this Makefile, and only when its
+# list of files changes, so its object recompiles only then or when a file it includes changes
+# (the .d file lists them); as rules they would run, and recompile, after any edit.
 hash := \#
 define newline
 
@@ -385,13 +420,13 @@ $(PHASE_LIB_OBJS): $(B)/obj/phases/sections/%.o: $(B)/obj/phases/sections/%.cpp 
 
 $(CATCH_MAIN) $(TEST_OBJS): | $(CATCH_HDR)
 
-# Catch2 v2 is the one thing the test suite needs beyond the compiler.
 $(CATCH_HDR):
-	@if [ "$$(id -u)" = 0 ]; then \
+	@if [ -z "$(CATCH2_INCLUDE)" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "Catch2 is missing: installing Debian's catch2"; \
 	  apt-get install -y catch2 || { apt-get update && apt-get install -y catch2; }; \
 	else \
-	  echo "Catch2 (catch2/catch.hpp) is missing. Install it with:  sudo apt-get install -y catch2"; exit 1; \
+	  echo "Catch2 v2 ($@) is missing. On Debian or Ubuntu: sudo apt-get install -y catch2;"; \
+	  echo "elsewhere put Catch2 v2's single header in DIR/catch2/catch.hpp and add CATCH2_INCLUDE=DIR (docs/building.md)"; exit 1; \
 	fi
 
 .SECONDARY:
