@@ -165,37 +165,51 @@ TEST_CASE("small storage blocks are recycled by the thread that frees them", "[t
         CHECK(cached_small_storage_bytes() == 0);
         return;
     }
+    // Each thread has lists of its own, so a fresh thread starts with none: what it sees does
+    // not depend on which tests ran before in this thread (whose lists may be at their cap).
+    // Catch2's assertions are not made from other threads: the thread records, then we check.
     const std::size_t block = 4032;  // 4000 bytes, rounded up to 64
-    std::size_t before = 0;
-    void* first = nullptr;
-    {
-        Tensor small = full({1000}, 3.0);  // may itself take a block earlier tests left
-        first = small.impl()->storage->data;
-        before = cached_small_storage_bytes();
-    }
-    CHECK(cached_small_storage_bytes() == before + block);
-    Tensor other_size = empty({1016});  // 4064 bytes: another size, another list (it may hold blocks)
-    CHECK(other_size.impl()->storage->data != first);
-    const std::size_t with_first = cached_small_storage_bytes();
-    Tensor z = zeros({1000});  // takes the block of 3s back, and must still zero it
-    CHECK(z.impl()->storage->data == first);
-    CHECK(cached_small_storage_bytes() == with_first - block);
-    CHECK(z.sum().item() == 0.0);
-
-    SECTION("a block freed on another thread joins that thread's lists") {
-        const std::size_t kept = cached_small_storage_bytes();
+    struct Seen {
+        std::size_t at_start = 1, after_free = 0, with_first = 0, after_take = 0, kept_before = 0, kept_after = 0, capped = 0;
+        bool other_is_new = false, took_first = false;
+        double z_sum = -1;
+    } s;
+    std::thread fresh([&s, block] {
+        s.at_start = cached_small_storage_bytes();
+        void* first = nullptr;
+        {
+            Tensor small = full({1000}, 3.0);
+            first = small.impl()->storage->data;
+        }
+        s.after_free = cached_small_storage_bytes();
+        Tensor other_size = empty({1016});  // 4064 bytes: another size, another list
+        s.other_is_new = other_size.impl()->storage->data != first;
+        s.with_first = cached_small_storage_bytes();
+        Tensor z = zeros({1000});  // takes the block of 3s back, and must still zero it
+        s.took_first = z.impl()->storage->data == first;
+        s.after_take = cached_small_storage_bytes();
+        s.z_sum = z.sum().item();
+        // A block freed on another thread joins that thread's lists, not this one's.
+        s.kept_before = cached_small_storage_bytes();
         std::thread worker([moved = std::move(z)]() mutable { moved = Tensor(); });
         worker.join();
-        CHECK(cached_small_storage_bytes() == kept);  // not back in this thread's lists
-    }
-    SECTION("each thread keeps at most kMaxSmallCachedBytes") {
-        {
+        s.kept_after = cached_small_storage_bytes();
+        {  // each thread keeps at most kMaxSmallCachedBytes
             std::vector<Tensor> many;
             for (std::size_t i = 0; i < 2 * kMaxSmallCachedBytes / block; ++i) many.push_back(empty({1000}));
         }
-        CHECK(cached_small_storage_bytes() <= kMaxSmallCachedBytes);
-        CHECK(cached_small_storage_bytes() > kMaxSmallCachedBytes - block);
-    }
+        s.capped = cached_small_storage_bytes();
+    });
+    fresh.join();
+    CHECK(s.at_start == 0);
+    CHECK(s.after_free == block);
+    CHECK(s.other_is_new);
+    CHECK(s.took_first);
+    CHECK(s.after_take == s.with_first - block);
+    CHECK(s.z_sum == 0.0);
+    CHECK(s.kept_after == s.kept_before);
+    CHECK(s.capped <= kMaxSmallCachedBytes);
+    CHECK(s.capped > kMaxSmallCachedBytes - block);
 }
 
 TEST_CASE("a tensor's handle blocks (TensorImpl, Storage) are recycled, each size with its own", "[tensor][allocator]") {
