@@ -34,6 +34,19 @@ struct Threads {
 // x @ W over a fresh copy of W: a storage the cache has never seen, so packed on the spot.
 Tensor uncached(const Tensor& x, const Tensor& w_t) { return matmul(x, w_t.clone()); }
 
+// The product a cached packing gives is the product a fresh operand gives. With the built-in
+// GEMM, whose packing this file tests, that holds bit for bit. With BLAS=openblas every
+// product goes to OpenBLAS, which packs B itself and picks its kernels by the operands'
+// layout and alignment, so a copy of an operand can round differently: equal within float
+// rounding, as docs/performance.md says of OpenBLAS's sums.
+bool same_product(const Tensor& y, const Tensor& fresh) {
+#ifdef ATTNLAB_OPENBLAS
+    return max(abs(sub(y, fresh))).item() <= 1e-5 * (1.0 + max(abs(fresh)).item());
+#else
+    return bit_identical(y, fresh);
+#endif
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("gemm with a packed B gives the bits of gemm without", "[gemm][packed]", float, double) {
@@ -70,7 +83,7 @@ TEST_CASE("matmul serves a weight's packing from the cache until the weight is w
     manual_seed(3);
     const Tensor x = randn({2, 7, 64});
     const Tensor w = randn({48, 64});  // a Linear's weight [out, in]; the product is x @ Wᵀ
-    auto expect_fresh = [&](const Tensor& y) { CHECK(bit_identical(y, uncached(x, w.mT()))); };
+    auto expect_fresh = [&](const Tensor& y) { CHECK(same_product(y, uncached(x, w.mT()))); };
 
     const std::int64_t hits_before = packed_b_hits();
     const Tensor y0 = matmul(x, w.mT());  // first sighting: remembered, packed on the spot
@@ -102,7 +115,7 @@ TEST_CASE("matmul serves a weight's packing from the cache until the weight is w
         const Tensor other = randn({48, 64});
         copy_(w, other);
         expect_fresh(matmul(x, w.mT()));
-        CHECK(bit_identical(matmul(x, w.mT()), uncached(x, other.mT())));
+        CHECK(same_product(matmul(x, w.mT()), uncached(x, other.mT())));
         fill_(w, 0.5);
         const Tensor y = matmul(x, w.mT());
         expect_fresh(y);
@@ -111,7 +124,7 @@ TEST_CASE("matmul serves a weight's packing from the cache until the weight is w
     SECTION("the same storage read with other strides is another operand") {
         const Tensor square = randn({64, 64});
         const Tensor a = matmul(x, square.mT()), b = matmul(x, square.mT()), c = matmul(x, square);
-        CHECK(bit_identical(c, uncached(x, square)));
+        CHECK(same_product(c, uncached(x, square)));
         CHECK(bit_identical(a, b));
         CHECK_FALSE(bit_identical(a, c));
     }
@@ -127,14 +140,14 @@ TEST_CASE("an optimizer step invalidates the cached packing of a Linear's weight
         {
             NoGradGuard no_grad;  // generation-style forwards: the cache fills up
             for (int i = 0; i < 3; ++i) before = layer.forward(x);
-            CHECK(bit_identical(before, uncached(x, layer.weight.mT())));
+            CHECK(same_product(before, uncached(x, layer.weight.mT())));
         }
         opt.zero_grad();
         (layer.forward(x) * layer.forward(x)).sum().backward();
         opt.step();
         NoGradGuard no_grad;
         const Tensor after = layer.forward(x);
-        CHECK(bit_identical(after, uncached(x, layer.weight.mT())));
+        CHECK(same_product(after, uncached(x, layer.weight.mT())));
         CHECK_FALSE(bit_identical(after, before));
     }
 }
