@@ -96,6 +96,9 @@ CATCH_HDR := $(or $(CATCH2_INCLUDE),/usr/include)/catch2/catch.hpp
 LIB_DIRS  := tensor io autograd nn plots data training experiments analyses app
 LIB_SRCS  := $(wildcard $(LIB_DIRS:%=%/*.cpp))
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
+# A program with a folder of its own beside it (tools/tinygpt.cpp and tools/tinygpt/: one file per
+# subcommand) links that folder's objects too.
+TINYGPT_SRCS := $(wildcard tools/tinygpt/*.cpp)
 PHASE_LIB_SRCS := $(wildcard phases/sections/*.cpp)
 TEST_SRCS := $(filter-out tests/fuzz/%,$(wildcard tests/*/*.cpp))  # fuzz harnesses: make fuzz
 
@@ -293,7 +296,7 @@ $(foreach p,$(PHASE_PROGS),$(eval $(call phase_rule,$(firstword $(subst _, ,$(p)
 ## compile_commands.json  write it for clangd, VS Code and CLion: every source with this configuration's flags
 # Each source is listed as itself (not as its batch), so an editor opens the file you read.
 # Rewritten on every call: `make compile_commands.json CXX=clang++` describes the clang build.
-CDB_SRCS    := $(LIB_SRCS) $(PHASE_LIB_SRCS) $(PROG_SRCS) tests/catch_main.cpp $(TEST_SRCS) $(wildcard tests/fuzz/*.cpp)
+CDB_SRCS    := $(LIB_SRCS) $(PHASE_LIB_SRCS) $(PROG_SRCS) $(TINYGPT_SRCS) tests/catch_main.cpp $(TEST_SRCS) $(wildcard tests/fuzz/*.cpp)
 json_string  = "$(subst ",\",$(subst \,\\,$(1)))"
 cdb_entry    = {"directory": $(call json_string,$(CURDIR)), "file": $(call json_string,$(1)), "command": $(call json_string,$(CXX) \
                $(filter-out -MMD -MP,$(CPPFLAGS)) $(if $(filter tests/%,$(1)),$(TEST_CPPFLAGS)) $(CXXFLAGS) -c $(1))}
@@ -337,7 +340,8 @@ $(call programs_in,phases): $(B)/%: $(B)/obj/phases/%.o $(PHASE_LIB) $(LIB)
 $(call programs_in,bench): $(B)/%: $(B)/obj/bench/%.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(call programs_in,tools): $(B)/%: $(B)/obj/tools/%.o $(LIB)
-	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CXX) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
+$(B)/tinygpt: $(TINYGPT_SRCS:%.cpp=$(B)/obj/%.o)
 
 # The command-line tests (tests/tools/) run the programs of the same configuration.
 $(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(PHASE_LIB) $(LIB) | $(PROGS)
@@ -366,7 +370,7 @@ $(FLAGS_FILE):
 # The narrative objects get $(NARRATIVE_OPT) (Build speed, 3). `private`: a target-specific
 # variable would otherwise pass to the target's prerequisites, here the precompiled header.
 NARRATIVE_OBJS := $(PHASE_PROGS:%=$(B)/obj/phases/%.o) $(PHASE_LIB_OBJS) \
-                  $(patsubst %.cpp,$(B)/obj/%.o,$(wildcard tools/*.cpp))
+                  $(patsubst %.cpp,$(B)/obj/%.o,$(wildcard tools/*.cpp) $(TINYGPT_SRCS))
 $(NARRATIVE_OBJS): private OPT := $(NARRATIVE_OPT)
 LIB_NARRATIVE := $(filter $(LIB_NARRATIVE_DIRS:%=$(B)/obj/batches/%_%),$(LIB_OBJS))
 $(LIB_NARRATIVE): private OPT := $(NARRATIVE_OPT)
@@ -430,4 +434,4 @@ $(CATCH_HDR):
 	fi
 
 .SECONDARY:
--include $(B)/pch/narrative.hpp.d $(LIB_OBJS:.o=.d) $(PHASE_LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/tests/fuzz/%.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d)
+-include $(B)/pch/narrative.hpp.d $(LIB_OBJS:.o=.d) $(PHASE_LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/tests/fuzz/%.d) $(CATCH_MAIN:.o=.d) $(PROG_SRCS:%.cpp=$(B)/obj/%.d) $(TINYGPT_SRCS:%.cpp=$(B)/obj/%.d)
