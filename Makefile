@@ -70,6 +70,16 @@ ifeq ($(IS_CLANG)$(filter fuzz,$(MODE)),1)
   B := $(B)/clang
 endif
 
+# STDLIB=libc++ builds against LLVM's standard library (clang only), the one a Mac has: CI
+# builds with it so that nothing only GNU's libstdc++ provides slips in.
+STDLIB ?=
+ifeq ($(STDLIB),libc++)
+  B := $(B)/libc++
+  STDLIB_FLAGS := -stdlib=libc++
+else ifneq ($(STDLIB),)
+  $(error STDLIB must be empty or libc++, not '$(STDLIB)')
+endif
+
 ifeq ($(BLAS),openblas)
   B      := $(B)/openblas
   BLASDEF := -DATTNLAB_OPENBLAS
@@ -86,6 +96,10 @@ endif
 CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
 CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
+ifneq ($(STDLIB_FLAGS),)
+  CXXFLAGS += $(STDLIB_FLAGS)
+  LDFLAGS  += $(STDLIB_FLAGS)
+endif
 
 # Catch2 v2's single header, catch2/catch.hpp, is all the tests need beyond the compiler.
 # Debian's catch2 puts it under /usr/include; elsewhere (a Mac) CATCH2_INCLUDE=DIR names the
@@ -165,7 +179,7 @@ PHASES      := $(foreach p,$(PHASE_PROGS),$(firstword $(subst _, ,$(p))))
 
 # ---- Targets --------------------------------------------------------------------------
 
-.PHONY: all build programs shakespeare test debug asan fuzz fuzz-build fuzz-replay bench bench-compare plots-demo train gallery test-browser \
+.PHONY: all build programs shakespeare test debug debug-programs asan fuzz fuzz-build fuzz-replay bench bench-compare plots-demo train gallery test-browser \
         readme-figures help clean metrics-reference check-metrics compile_commands.json
 .DEFAULT_GOAL := all
 
@@ -222,6 +236,10 @@ metrics-reference: $(B)/metrics_reference
 ## debug       build every program and the tests with -O0 -g3 into build/debug/ (for gdb)
 debug:
 	@$(MAKE) --no-print-directory MODE=debug programs build/debug/$(if $(BLAS),openblas/)attnlab_tests
+
+## debug-programs  the same without the tests: what gdb needs to step through a program
+debug-programs:
+	@$(MAKE) --no-print-directory MODE=debug programs
 
 ## asan        build and run the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 asan:

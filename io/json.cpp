@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "io/fileio.hpp"
+#include "io/number.hpp"
 #include "io/utf8.hpp"
 
 namespace attnlab {
@@ -315,11 +316,10 @@ private:
             std::int64_t i = 0;
             if (std::from_chars(first, last, i).ec == std::errc()) return Json(i);
         }
-        double d = 0;
         // Beyond a double's range (1e400, 1e-400) is an error rather than a silent ±Inf or 0.
-        if (std::from_chars(first, last, d).ec != std::errc())
-            fail_at(start, "number " + std::string(first, last) + " is out of the range of a double");
-        return Json(d);
+        const std::optional<double> d = parse_real(std::string_view(first, static_cast<std::size_t>(last - first)));
+        if (!d) fail_at(start, "number " + std::string(first, last) + " is out of the range of a double");
+        return Json(*d);
     }
 
     unsigned hex4() {

@@ -10,6 +10,7 @@
 #include "autograd/node.hpp"
 #include "nn/transformer_spec.hpp"
 #include "io/json.hpp"
+#include "io/number.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::nn {
@@ -172,10 +173,9 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     if (meta.contains("attention_only")) c.attention_only = need_bool(meta, "attention_only", path);
     if (meta.contains("dropout")) {  // checked against [0, 1) by check_limits below
         const std::string& v = meta.at("dropout");
-        char* end = nullptr;
-        c.dropout = std::strtod(v.c_str(), &end);
-        if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(c.dropout))
-            throw IOError("load_checkpoint: '" + path + "': dropout is '" + v + "', not a number");
+        const std::optional<double> p = parse_real(v);
+        if (!p) throw IOError("load_checkpoint: '" + path + "': dropout is '" + v + "', not a number");
+        c.dropout = *p;
     }
     try {
         check_limits(c, "load_checkpoint: '" + path + "'");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "io/number.hpp"
 #include "plots/chart_input.hpp"
 #include "plots/layout.hpp"
 #include "plots/text_metrics.hpp"
@@ -16,12 +17,7 @@ namespace {
 
 constexpr double kCellPadX = 10, kRowHeight = 22;
 
-bool looks_numeric(const std::string& s) {
-    if (s.empty()) return false;
-    char* end = nullptr;
-    std::strtod(s.c_str(), &end);
-    return end == s.c_str() + s.size();
-}
+bool looks_numeric(const std::string& s) { return parse_real(s).has_value(); }
 
 }  // namespace
 

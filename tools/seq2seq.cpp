@@ -150,7 +150,7 @@ int resume(const lab::Options& o, std::int64_t stop_after, std::int64_t per_leng
                           (it == m.extra.end() ? std::string("missing") : "'" + it->second + "'") + ", not a whole number in range");
         run[key] = *v;
     }
-    const std::optional<double> lr = m.extra.contains("lr") ? lab::parse_real(m.extra.at("lr")) : std::nullopt;
+    const std::optional<double> lr = m.extra.contains("lr") ? parse_real(m.extra.at("lr")) : std::nullopt;
     if (!lr || *lr <= 0 || *lr > 10) throw IOError("resume: '" + path + "': run setting 'lr' is missing or outside (0, 10]");
     std::map<std::string, std::string> stored = settings_of(m.model->config(), m.task, m.extra);
     stored["lr"] = lab::format_real(*lr);

@@ -84,14 +84,6 @@ std::optional<std::uint64_t> parse_uint64(std::string_view t) {
     return v;
 }
 
-std::optional<double> parse_real(std::string_view t) {
-    double v = 0;
-    // from_chars reports out_of_range for overflow and for underflow to 0, keeps subnormals.
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-}
-
 std::string format_real(double v) {
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);  // no precision: the shortest round trip

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "training/train.hpp"
+#include "io/number.hpp"
 #include "io/safetensors.hpp"
 
 namespace attnlab::lab {
@@ -42,11 +43,10 @@ void set_setting(TrainConfig& c, const RunSetting& s, const std::string& text, c
 // ValueError naming `who` (the setting's key when empty) if the value is outside its range.
 void check_setting(const TrainConfig& c, const RunSetting& s, const std::string& who = "");
 
-// Strict text -> number: the whole text, finite, representable (a subnormal is fine,
-// 1e-400 is not: it would silently become 0). nullopt otherwise.
+// Strict text -> integer: the whole text, in range; nullopt otherwise. (Reals: parse_real in
+// io/number.hpp, which has the same rules.)
 std::optional<std::int64_t> parse_int64(std::string_view text);
 std::optional<std::uint64_t> parse_uint64(std::string_view text);
-std::optional<double> parse_real(std::string_view text);
 // The shortest text that reads back as v ("0.003", "1e-320"), never "0.000000".
 std::string format_real(double v);
 

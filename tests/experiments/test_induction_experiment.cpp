@@ -77,7 +77,7 @@ TEST_CASE("checkpoints record attention_only", "[experiments][induction][checkpo
     mc.attention_only = true;
     nn::Transformer m(mc, 0);
     const std::string path = (std::filesystem::temp_directory_path() / "attnlab_attention_only.safetensors").string();
-    nn::save_checkpoint(path, m, {.kind = "causal", .vocab = {"a", "b", "c", "d", "e"}});
+    nn::save_checkpoint(path, m, {.kind = "causal", .vocab = {"a", "b", "c", "d", "e"}, .extra = {}});
     const nn::LoadedCheckpoint back = nn::load_checkpoint(path);
     CHECK(back.model->config().attention_only);
     CHECK(back.metadata.at("attention_only") == "true");

@@ -315,7 +315,7 @@ TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only wha
                    "not given, and the default reads the toy grammar");
 }
 
-TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and steps", "[phases][cli][phase4]") {
+TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and steps", "[phases][cli][phase4][slow]") {
     check_rejected("phase4_causal", {"--mask", "local:0"}, "--mask", "'local:0'", "not a mask");
     check_rejected("phase4_causal", {"--mask", "diagonal"}, "--mask", "'diagonal'", "not a mask");
     check_rejected("phase4_causal", {"--steps", "10"}, "--steps", "'10'", "between 25");
@@ -392,7 +392,7 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
     CHECK(load_json(out2 + "/phase2/metrics.json").at("single_vs_multi").size() == 1);  // the grammar's single-head model only
 }
 
-TEST_CASE("phases 1 and 2 study a character model of the learner's corpus on its own text", "[phases][cli][phase1][phase2]") {
+TEST_CASE("phases 1 and 2 study a character model of the learner's corpus on its own text", "[phases][cli][phase1][phase2][slow]") {
     const fs::path dir = fixture().dir / "corpus_chars";
     const std::string corpus = write_corpus(dir, "a bird\tsang.\nover the river\n");
     const std::string model = tiny_corpus_model(corpus, lab::Task::chars, false, dir / "chars.safetensors");
@@ -413,7 +413,7 @@ TEST_CASE("phases 1 and 2 study a character model of the learner's corpus on its
     }
 }
 
-TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring and steps", "[phases][cli][phase5]") {
+TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring and steps", "[phases][cli][phase5][slow]") {
     check_rejected("phase5_seq2seq", {"--hidden", "7"}, "--hidden", "'7'", "even");
     check_rejected("phase5_seq2seq", {"--length", "3"}, "--length", "'3'", "between 4");
     check_rejected("phase5_seq2seq", {"--score", "cosine"}, "--score", "'cosine'", "one of dot, scaled_dot");
@@ -430,7 +430,7 @@ TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring 
     CHECK(fs::exists(out + "/data/phase5_reversal_attention.npy"));
 }
 
-TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli][phase5]") {
+TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli][phase5][slow]") {
     const std::string model = fixture().out("reversal.safetensors");
     const auto trained = spawn("seq2seq", {"train", "--hidden", "8", "--length", "5", "--steps", "20", "--batch", "8",
                                            "--per-length", "5", "--out", model});

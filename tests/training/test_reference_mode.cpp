@@ -61,7 +61,7 @@ TEST_CASE("the plain matmul of reference mode agrees with the fast kernel, views
     CHECK(matmul(u, w).item() == 12.0);
 }
 
-TEST_CASE("a TinyGPT trained 50 steps in reference mode and in fast mode agrees", "[reference][lab][train]") {
+TEST_CASE("a TinyGPT trained 50 steps in reference mode and in fast mode agrees", "[reference][lab][train][slow]") {
     lab::TrainConfig c;  // TinyGPT's shape: d_model 64, 4 heads, 2 layers, T 32, B 16
     c.task = lab::Task::causal, c.steps = 50, c.warmup = 10, c.eval_every = 50, c.val_batches = 1;
     c.progress = lab::TrainConfig::Progress::quiet;
