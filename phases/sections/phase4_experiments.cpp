@@ -1,6 +1,8 @@
 // phase4_experiments.cpp — the bodies of phases/phase4_experiments.hpp, compiled once into build/libphases.a (see the Makefile).
 #include "phases/phase4_experiments.hpp"
 
+#include "analyses/attention_weights.hpp"
+
 namespace attnlab::phase4 {
 
 Tensor row(const std::vector<std::int64_t>& ids) { return from_vector(ids, {1, len(ids)}); }  // [1, T]
@@ -107,12 +109,7 @@ std::vector<std::int64_t> greedy_recompute(nn::Transformer& model, std::vector<s
 }
 
 Tensor layer_weights(nn::Transformer& model, const Tensor& ids, std::size_t layer, const nn::Mask& extra) {
-    NoGradGuard no_grad;
-    model.trace().clear(), model.trace().enabled = true;
-    model.forward(ids, extra);
-    Tensor w = model.trace().layers.at(layer);
-    model.trace().enabled = false, model.trace().clear();
-    return w;
+    return lab::traced_forward(model, ids, extra).layers.at(layer);
 }
 
 double max_weight_on_padding(nn::Transformer& model, const Tensor& ids, const nn::Mask& padding,
@@ -130,13 +127,9 @@ double max_weight_on_padding(nn::Transformer& model, const Tensor& ids, const nn
 }
 
 std::vector<double> mean_entropy_per_head(nn::Transformer& model, const Tensor& ids) {
-    NoGradGuard no_grad;
-    model.trace().clear(), model.trace().enabled = true;
-    model.forward(ids);
     std::vector<double> out;
-    for (const Tensor& w : model.trace().layers)  // [B, H, T, T]
+    for (const Tensor& w : lab::traced_forward(model, ids).layers)  // [B, H, T, T]
         for (double e : lab::per_head_mean(lab::row_entropy(w)).to_vector<double>()) out.push_back(e);
-    model.trace().enabled = false, model.trace().clear();
     return out;
 }
 
