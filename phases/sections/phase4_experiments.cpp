@@ -167,24 +167,11 @@ std::vector<double> cumulative_pruning_losses(nn::Transformer& model, const std:
     return out;
 }
 
-std::optional<Variant> parse_variant(const std::string& spec) {
-    if (spec == "none") return Variant{"no mask", false};
-    for (const std::string kind : {"local:", "strided:"}) {
-        if (!spec.starts_with(kind)) continue;
-        const std::string n = spec.substr(kind.size());
-        if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos || std::stoll(n) < 1)
-            return std::nullopt;
-        const std::int64_t w = std::stoll(n);
-        return kind == "local:" ? Variant{"local +-" + n, true, w, 0} : Variant{"strided " + n, true, 0, w};
-    }
-    return std::nullopt;
-}
-
-lab::TrainResult train_variant(const lab::TrainConfig& base, const Variant& v, std::int64_t steps, std::int64_t eval_every,
+lab::TrainResult train_variant(const lab::TrainConfig& base, const lab::MaskSpec& v, std::int64_t steps, std::int64_t eval_every,
                               std::function<void(std::int64_t, nn::Transformer&)> on_eval) {
     lab::TrainConfig c = base;  // its seed too, so the causal run with the standard recipe is causal_model's
     c.stop_after = steps, c.eval_every = eval_every, c.on_eval = std::move(on_eval);
-    c.causal_mask = v.causal, c.window = v.window, c.stride = v.stride;
+    v.apply(c);
     c.progress = lab::TrainConfig::Progress::quiet;
     return lab::train(c);
 }
@@ -192,7 +179,7 @@ lab::TrainResult train_variant(const lab::TrainConfig& base, const Variant& v, s
 EntropyRun entropy_over_training(const lab::TrainConfig& base, std::int64_t every, const Tensor& probe,
                                  std::function<void(std::int64_t, nn::Transformer&)> also) {
     EntropyRun r;
-    r.run = train_variant(base, {"causal"}, base.steps, every, [&](std::int64_t step, nn::Transformer& model) {
+    r.run = train_variant(base, {lab::MaskSpec::Kind::causal}, base.steps, every, [&](std::int64_t step, nn::Transformer& model) {
         r.steps.push_back(static_cast<double>(step)), r.entropy.push_back(mean_entropy_per_head(model, probe));
         if (also) also(step, model);
     });
