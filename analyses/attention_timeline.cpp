@@ -3,25 +3,14 @@
 
 #include <cmath>
 
-#include "autograd/node.hpp"
+#include "analyses/attention_weights.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::lab {
 
 void AttentionTimeline::record(std::int64_t step, nn::Transformer& model) {
     if (probe.empty()) throw ValueError("AttentionTimeline::record: no probe sentence (0 tokens)");
-    NoGradGuard no_grad;
-    const bool was_training = model.is_training();
-    nn::AttentionTrace& trace = model.trace();
-    const bool was_enabled = trace.enabled;
-    model.eval();
-    trace.enabled = true, trace.clear();
-    model.forward(from_vector(probe, {1, static_cast<std::int64_t>(probe.size())}));  // [1, T] -> [1, T, V]
-    std::vector<Tensor> snapshot;
-    for (const Tensor& w : trace.layers) snapshot.push_back(w.select(0, 0).contiguous());  // [1, H, T, T] -> [H, T, T]
-    trace.clear(), trace.enabled = was_enabled;
-    if (was_training) model.train();
-    steps.push_back(step), layers.push_back(std::move(snapshot));
+    steps.push_back(step), layers.push_back(attention_weights(model, probe));  // layers[l]: [H, T, T]
 }
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "autograd/node.hpp"
+#include "analyses/attention_weights.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::lab {
@@ -87,24 +87,13 @@ void finish_head_roles(std::vector<HeadRoleScore>& scores) {
         if (s.pairs > 0) s.weight /= static_cast<double>(s.pairs), s.uniform /= static_cast<double>(s.pairs);
 }
 
-std::vector<Tensor> attention_layers(nn::Transformer& model, const std::vector<std::int64_t>& ids) {
-    NoGradGuard no_grad;
-    model.eval();
-    model.trace().clear(), model.trace().enabled = true;
-    model.forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));  // [1, T] -> logits [1, T, V]
-    std::vector<Tensor> layers;
-    for (const Tensor& w : model.trace().layers) layers.push_back(w.select(0, 0));  // [1, H, T, T] -> [H, T, T]
-    model.trace().enabled = false, model.trace().clear();
-    return layers;
-}
-
 std::vector<HeadRoleScore> measure_head_roles(nn::Transformer& model, const std::vector<std::vector<std::int64_t>>& sentences) {
     std::vector<HeadRoleScore> scores;
     for (const auto& words : sentences) {
         std::vector<std::int64_t> ids{data::Vocab::kBos};
         ids.insert(ids.end(), words.begin(), words.end());
         ids.push_back(data::Vocab::kEos);
-        const std::vector<Tensor> layers = attention_layers(model, ids);
+        const std::vector<Tensor> layers = attention_weights(model, ids);
         accumulate_head_roles(layers, data::toy_gold_pairs(words), model.config().causal, scores);
         accumulate_semantic_roles(layers, words, model.config().causal, scores);
     }

@@ -60,7 +60,4 @@ bool is_semantic_head(const HeadRoleScore& related, const HeadRoleScore& other);
 // The model's attention on each sentence (<bos> words <eos>), every relation, every head.
 std::vector<HeadRoleScore> measure_head_roles(nn::Transformer& model, const std::vector<std::vector<std::int64_t>>& sentences);
 
-// Per layer attention weights [H, T, T] of the model on ids [T].
-std::vector<Tensor> attention_layers(nn::Transformer& model, const std::vector<std::int64_t>& ids);
-
 }  // namespace attnlab::lab

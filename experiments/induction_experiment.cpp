@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analyses/induction.hpp"
+#include "analyses/attention_weights.hpp"
 #include "autograd/node.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
@@ -47,23 +48,17 @@ InductionBatch make_induction_batch(const InductionTask& task, std::int64_t batc
 
 InductionEval evaluate_induction(nn::Transformer& model, const InductionBatch& batch, std::int64_t step) {
     NoGradGuard no_grad;
-    const bool was_training = model.is_training();
-    model.eval();
-    model.trace().enabled = true;
-    model.trace().clear();
-    const Tensor logits = model.forward(batch.ids);  // [B, T, V]
+    const TracedForward run = traced_forward(model, batch.ids);
+    const Tensor& logits = run.logits;  // [B, T, V]
     InductionEval e;
     e.step = step;
     e.loss_first = nn::cross_entropy(logits, batch.first_targets).item();
     e.loss_repeated = nn::cross_entropy(logits, batch.repeated_targets).item();
-    for (const Tensor& w : model.trace().layers) {  // [B, H, T, T]
+    for (const Tensor& w : run.layers) {  // [B, H, T, T]
         e.previous.push_back(previous_token_scores(w));
         e.induction.push_back(induction_scores(w, batch.ids, batch.repeated));
         e.attention.push_back(w.select(0, 0).contiguous());  // [H, T, T]
     }
-    model.trace().enabled = false;
-    model.trace().clear();
-    model.train(was_training);
     return e;
 }
 

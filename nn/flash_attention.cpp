@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "autograd/node.hpp"
+#include "nn/flash_attention_mask.hpp"
 #include "nn/flash_attention_tile.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
@@ -36,25 +37,9 @@ constexpr std::int64_t BQ = kFlashQueryBlock, BK = kFlashKeyBlock;
 
 // ---- the mask, read in place ---------------------------------------------------------
 
-enum class Cover { none, some, all };  // how much of a tile the mask allows
-
-Cover both(Cover a, Cover b) {  // a tile under two masks ANDed
-    if (a == Cover::none || b == Cover::none) return Cover::none;
-    return a == Cover::all && b == Cover::all ? Cover::all : Cover::some;
-}
-
-// How much of the tile (rows i0.., keys j0..) a rule allows, from d = offset + i − j
-// at the tile's corners: causal needs d ≥ 0, local |d| ≤ window.
-Cover rule_cover(const MaskRule& r, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
-    const std::int64_t d_min = r.offset + i0 - (j0 + bk - 1), d_max = r.offset + i0 + bq - 1 - j0;
-    switch (r.kind) {
-        case MaskRule::Kind::causal: return d_min >= 0 ? Cover::all : d_max < 0 ? Cover::none : Cover::some;
-        case MaskRule::Kind::local:
-            return d_min >= -r.param && d_max <= r.param ? Cover::all : d_max < -r.param || d_min > r.param ? Cover::none : Cover::some;
-        case MaskRule::Kind::strided: return r.param == 1 ? Cover::all : Cover::some;
-    }
-    return Cover::some;
-}
+using detail::both;
+using detail::Cover;
+using detail::rule_cover;
 
 // The mask as the kernel reads it: the rules (causal, local, strided) as rules, never a
 // Tq × Tk tensor, and the tensor part (padding, from_allowed, from_additive) in place:
@@ -84,7 +69,7 @@ struct MaskLayout {
     // Rows i0.. (bq of them) × keys j0.. (bk of them): all blocked, partly, or all allowed.
     Cover cover(const float* m, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) const {
         Cover c = Cover::all;
-        for (const MaskRule& r : rules) c = both(c, rule_cover(r, i0, bq, j0, bk));
+        for (const MaskRule& r : rules) c = both(c, rule_cover(r, i0, bq, j0, bk));  // nn/flash_attention_mask.hpp
         return c == Cover::none ? c : both(c, tensor_cover(m, i0, bq, j0, bk));
     }
     Cover tensor_cover(const float* m, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) const {
@@ -128,37 +113,34 @@ MaskLayout mask_layout(const Mask& mask, const Shape& batch, std::int64_t Tq, st
     return L;
 }
 
-// How many of the tile's bk keys any of its rows may see, by the band rules: causal and
-// local allow no key past offset + i (+ window), so the diagonal tile's products stop
-// there instead of running to the block's end and exponentiating −inf. Rounded up to
-// whole vectors of 16 (the tile product's fast path); the keys cut off would all have
-// had weight 0, so the results are the same values.
+// How many of the tile's bk keys any of its rows may see, by the rules' bands: causal and
+// local allow no key past the last row's band (offset + i, + window), so the diagonal tile's
+// products stop there instead of running to the block's end and exponentiating −inf.
+// Rounded up to whole vectors of 16 (the tile product's fast path); the keys cut off would
+// all have had weight 0, so the results are the same values.
 std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
     std::int64_t last = j0 + bk - 1;
-    for (const MaskRule& r : L.rules)
-        if (r.kind != MaskRule::Kind::strided)
-            last = std::min(last, r.offset + i0 + bq - 1 + (r.kind == MaskRule::Kind::local ? r.param : 0));
+    for (const MaskRule& r : L.rules) last = std::min(last, r.band(i0 + bq - 1).hi);
     return std::min(bk, (last - j0 + 1 + 15) / 16 * 16);
 }
 
 // A partly allowed tile, for the softmax over its rows: keys[i] = how many of the tile's
-// keys row i looks at, up to its last allowed key by the band rules (causal, local); the
-// softmax takes S_i[keys[i], bk) as blocked and gives them weight 0 without reading them.
-// Blocked keys before that are set to −inf, so exp gives them exactly 0: those before a
-// local window's start, and those a strided rule or a mask tensor blocks, key by key.
+// keys row i looks at, up to the last key of its rules' bands; the softmax takes
+// S_i[keys[i], bk) as blocked and gives them weight 0 without reading them. Blocked keys
+// before that are set to −inf, so exp gives them exactly 0: those before a band's start
+// (a local window's), and those a rule's step (strided) or a mask tensor blocks, key by key.
 template <typename T>
 void mask_tile(const MaskLayout& L, const float* m, T* S, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk,
                std::int64_t* keys) {
     constexpr T blocked = -std::numeric_limits<T>::infinity();
     bool per_key = m != nullptr;
-    for (const MaskRule& r : L.rules) per_key |= r.kind == MaskRule::Kind::strided;
+    for (const MaskRule& r : L.rules) per_key |= r.step() > 1;
     for (std::int64_t i = 0; i < bq; ++i) {
         T* Si = S + i * bk;
-        std::int64_t lo = j0, hi = j0 + bk - 1;  // allowed keys of row i0 + i, by the band rules
+        std::int64_t lo = j0, hi = j0 + bk - 1;  // allowed keys of row i0 + i, by the rules' bands
         for (const MaskRule& r : L.rules) {
-            const std::int64_t p = r.offset + i0 + i;
-            if (r.kind == MaskRule::Kind::causal) hi = std::min(hi, p);
-            if (r.kind == MaskRule::Kind::local) lo = std::max(lo, p - r.param), hi = std::min(hi, p + r.param);
+            const MaskRule::Band b = r.band(i0 + i);
+            lo = std::max(lo, b.lo), hi = std::min(hi, b.hi);
         }
         keys[i] = lo > hi ? 0 : std::clamp<std::int64_t>(hi + 1 - j0, 0, bk);  // lo > hi: nothing allowed
         std::fill(Si, Si + std::clamp<std::int64_t>(lo - j0, 0, keys[i]), blocked);

@@ -28,19 +28,35 @@
 
 namespace attnlab::nn {
 
-// One rule mask, [Tq, Tk]: query i sits at position p = offset + i.
+// One rule mask, [Tq, Tk]: query i sits at position p = offset + i. This is the one
+// statement of the rule in the code: query i may see key j iff j lies in band(i) and
+// p − j is a multiple of step():
+//   causal   band [0, p]                    step 1     no peeking at the future
+//   local    band [p − param, p + param]    step 1     a window of ±param around p
+//   strided  band [0, Tk − 1]               step param every param-th key
+// Mask::allowed() builds the Tq × Tk tensor from allows(); flash attention classifies its
+// tiles from band() and step() (nn/flash_attention_mask.hpp), tested against allows().
 struct MaskRule {
-    enum class Kind { causal, local, strided };  // j ≤ p;  |p − j| ≤ param;  param divides p − j
+    enum class Kind { causal, local, strided };
     Kind kind;
     std::int64_t Tq, Tk, offset, param;  // param: the window (local), the stride (strided)
-    bool allows(std::int64_t i, std::int64_t j) const {
-        const std::int64_t d = offset + i - j;
+    struct Band {
+        std::int64_t lo, hi;  // keys lo ..= hi; as i grows, lo and hi never fall and rise by at most 1
+    };
+    Band band(std::int64_t i) const {
+        const std::int64_t p = offset + i;
         switch (kind) {
-            case Kind::causal: return d >= 0;
-            case Kind::local: return d <= param && -d <= param;
-            case Kind::strided: return d % param == 0;
+            case Kind::causal: return {0, p};
+            case Kind::local: return {p - param, p + param};
+            case Kind::strided: return {0, Tk - 1};
         }
-        return false;
+        return {0, -1};
+    }
+    std::int64_t step() const { return kind == Kind::strided ? param : 1; }
+    bool allows(std::int64_t i, std::int64_t j) const {
+        const Band b = band(i);
+        const std::int64_t s = step();
+        return b.lo <= j && j <= b.hi && (s == 1 || (offset + i - j) % s == 0);  // s == 1: no division in flash's key loop
     }
 };
 

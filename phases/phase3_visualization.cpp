@@ -35,6 +35,7 @@
 
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
+#include "analyses/attention_weights.hpp"
 #include "analyses/attention_stats.hpp"
 #include "analyses/show.hpp"
 #include "phases/phase3_head_types.hpp"
@@ -67,19 +68,6 @@ std::vector<std::int64_t> framed(const std::vector<std::int64_t>& words) {
     ids.insert(ids.end(), words.begin(), words.end());
     ids.push_back(data::Vocab::kEos);
     return ids;
-}
-
-// The model's attention weights on one sequence: ids [T] -> layers[l] [H, T, T].
-Layers attention_of(nn::Transformer& model, const std::vector<std::int64_t>& ids) {
-    NoGradGuard no_grad;
-    model.eval();
-    model.trace().enabled = true;
-    model.trace().clear();
-    model.forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));  // [1, T] -> logits [1, T, V]
-    Layers layers;
-    for (const Tensor& w : model.trace().layers) layers.push_back(w.select(0, 0));  // [1, H, T, T] -> [H, T, T]
-    model.trace().enabled = false;
-    return layers;
 }
 
 // What each query would get if it spread its weight evenly over the keys its mask allows: [T, T]
@@ -180,7 +168,7 @@ void section1_models(Phase3& p) {
     if (p.models[1].name == p.models[0].name) p.models[1].name += " (compared)";  // one model beside itself: two keys in metrics.json
     read_sentences(p);
     for (Studied& s : p.models) {
-        for (const Sequence& q : p.sequences) s.attention.push_back(attention_of(s.model(), q.ids));
+        for (const Sequence& q : p.sequences) s.attention.push_back(lab::attention_weights(s.model(), q.ids));
         const nn::TransformerConfig& c = s.model().config();
         auto extra = [&](const char* key) {
             const auto it = s.checkpoint.info.extra.find(key);

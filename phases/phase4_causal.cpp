@@ -167,8 +167,8 @@ void train_with_and_without(Phase4& p) {
     std::printf("each run: the model's recipe (d_model %lld, %lld heads, %lld layers, T %lld, B %lld), its first %lld steps\n",
                 (long long)r.d_model, (long long)r.n_heads, (long long)r.n_layers, (long long)r.context, (long long)r.batch,
                 (long long)p.steps);
-    p.masked = phase4::train_variant(r, {"causal"}, p.steps, kEntropyEvery);
-    p.unmasked = phase4::train_variant(r, {"no mask", false}, p.steps, p.steps);
+    p.masked = phase4::train_variant(r, {lab::MaskSpec::Kind::causal}, p.steps, kEntropyEvery);
+    p.unmasked = phase4::train_variant(r, {lab::MaskSpec::Kind::none}, p.steps, p.steps);
     const std::string checkpoint = p.opt.text("checkpoint"), csv_path = lab::loss_csv_path(checkpoint);
     const bool have_csv = std::filesystem::exists(csv_path);  // absent if only the .safetensors was copied
     const std::int64_t same = have_csv ? phase4::matching_steps(read_file(csv_path), p.masked.curve) : -1;
@@ -314,19 +314,19 @@ void section6_padding(Phase4& p) {
                  "Phase 4: causal and padding masks combined.");
 }
 
-void section7_custom_masks(Phase4& p, const std::vector<phase4::Variant>& variants) {
+void section7_custom_masks(Phase4& p, const std::vector<lab::MaskSpec>& variants) {
     std::string names;
-    for (const phase4::Variant& v : variants) names += (names.empty() ? "" : ", ") + v.name;
+    for (const lab::MaskSpec& v : variants) names += (names.empty() ? "" : ", ") + v.name();
     if (skipped_on_corpus(p, "7. Custom masks (" + names + ")", "each is trained on the toy grammar, as in step 4")) return;
     section("7. Custom masks (" + names + "), each trained as in step 4");
     const double floor = p.masked.final_eval.floor;
     std::vector<lab::TrainResult> runs;
-    for (const phase4::Variant& v : variants) runs.push_back(phase4::train_variant(p.recipe, v, p.steps, p.steps));
+    for (const lab::MaskSpec& v : variants) runs.push_back(phase4::train_variant(p.recipe, v, p.steps, p.steps));
     std::vector<plots::Matrix> panels;
     std::vector<std::string> titles;
     Json losses = Json::object();
     std::vector<std::pair<std::string, lab::TrainResult*>> all{{"full causal", &p.masked}};
-    for (std::size_t i = 0; i < variants.size(); ++i) all.emplace_back(variants[i].name, &runs[i]);
+    for (std::size_t i = 0; i < variants.size(); ++i) all.emplace_back(variants[i].name(), &runs[i]);
     for (auto [name, run] : all) {
         const double loss = run->final_eval.loss;
         std::printf("%-12s val loss after %lld steps: %.3f (%+.3f vs floor, %.1f s)\n", name.c_str(), (long long)p.steps,
@@ -438,10 +438,16 @@ int main(int argc, char** argv) try {
     opt.add("prune", "ORDER", "each", "heads step 8 switches off: each (one at a time) or layer.head,... (one after another)");
     opt.add("steps", "N", "200", "training steps of every run steps 4 and 7 compare");
     opt.parse(argc, argv);
-    std::vector<phase4::Variant> variants;
-    for (const std::string& spec : opt.word_list("mask"))
-        if (auto v = phase4::parse_variant(spec)) variants.push_back(*v);
-        else opt.fail("mask", "'" + spec + "' is not a mask: none, local:W or strided:S (W, S from 1; causal is always trained)");
+    std::vector<lab::MaskSpec> variants;
+    for (const std::string& spec : opt.word_list("mask")) {
+        try {
+            variants.push_back(lab::parse_mask(spec));
+        } catch (const ValueError& e) {
+            opt.usage_error(e.what());
+        }
+        if (variants.back().kind == lab::MaskSpec::Kind::causal)
+            opt.fail("mask", "causal is always trained, as every comparison's reference: list the others (none, local:W, strided:S)");
+    }
     Phase4 p(opt);
     p.steps = opt.integer("steps", kEntropyEvery, 100000);
     section0_model_and_sentence(p);

@@ -28,6 +28,7 @@
 #include "data/tokenizer.hpp"
 #include "analyses/attention_stats.hpp"
 #include "nn/generate.hpp"
+#include "training/mask_spec.hpp"
 #include "phases/phase_common.hpp"
 #include "training/train.hpp"
 #include "io/json.hpp"
@@ -120,19 +121,9 @@ std::vector<double> cumulative_pruning_losses(nn::Transformer& model, const std:
 // its mask changed, stopped after `steps` of its schedule. The causal variant is then
 // exactly the first `steps` steps of causal_model's own training run (same seed,
 // same batches), which the program checks against the checkpoint's loss curve.
-struct Variant {
-    std::string name;
-    bool causal = true;
-    std::int64_t window = 0, stride = 0;
-};
-
-// A mask as the command line writes it: none | local:W | strided:S (both also causal). Its
-// name is what the printout and metrics.json call it. nullopt if `spec` is none of these.
-// (The full causal mask is every comparison's reference, always trained.)
-std::optional<Variant> parse_variant(const std::string& spec);
-
-// `base` (causal_model's recipe, or the loaded model's architecture) with the variant's mask.
-lab::TrainResult train_variant(const lab::TrainConfig& base, const Variant& v, std::int64_t steps, std::int64_t eval_every,
+// `base` (causal_model's recipe, or the loaded model's architecture) with the mask `v`
+// (training/mask_spec.hpp: its name() is what the printout and metrics.json call it).
+lab::TrainResult train_variant(const lab::TrainConfig& base, const lab::MaskSpec& v, std::int64_t steps, std::int64_t eval_every,
                               std::function<void(std::int64_t, nn::Transformer&)> on_eval = {});
 
 // The attention entropy of every head (head_names order, on `probe`) over a whole training

@@ -55,6 +55,7 @@
 
 #include "autograd/node.hpp"
 #include "analyses/attention_gradients.hpp"
+#include "analyses/attention_weights.hpp"
 #include "app/options.hpp"
 #include "analyses/show.hpp"
 #include "nn/checkpoint.hpp"
@@ -198,13 +199,9 @@ Reference reference(Model& m, const std::string& text) {
         if (it == vocab.end()) throw ValueError("browser_test: '" + t + "' is not in the vocabulary of " + m.json->at("source").as_string());
         r.ids.push_back(it - vocab.begin());
     }
-    nn::Transformer& model = *m.checkpoint.model;
-    NoGradGuard no_grad;
-    model.eval();
-    model.trace().enabled = true;
-    r.logits = model.forward(from_vector(r.ids, {1, static_cast<std::int64_t>(r.ids.size())})).select(0, 0);  // [T, V]
-    for (const Tensor& w : model.trace().layers) r.layers.push_back(w.select(0, 0).contiguous());        // [H, T, T]
-    model.trace().enabled = false;
+    const lab::TracedForward run = lab::traced_forward(*m.checkpoint.model, from_vector(r.ids, {1, static_cast<std::int64_t>(r.ids.size())}));
+    r.logits = run.logits.select(0, 0);                                                          // [T, V]
+    for (const Tensor& w : run.layers) r.layers.push_back(w.select(0, 0).contiguous());          // [H, T, T]
     return r;
 }
 

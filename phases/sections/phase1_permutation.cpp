@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "analyses/attention_weights.hpp"
 #include "autograd/node.hpp"
 #include "app/report.hpp"
 #include "plots/heatmap.hpp"
@@ -19,11 +20,10 @@ EncoderRun run_encoder(nn::Transformer& model, const std::vector<std::int64_t>& 
     Tensor x = model.tok_emb.forward(from_vector(ids, {1, T}));  // (1, T, d_model)
     if (positions) x = x + model.pos_emb.forward(arange(T));
     const nn::Mask mask = model.attention_mask(T, T);
-    model.trace().clear(), model.trace().enabled = true;
-    for (auto& block : model.blocks) x = block->forward(x, mask);
-    EncoderRun r{model.head.forward(model.ln_f.forward(x)), model.trace().layers.at(0).select(0, 0).select(0, 0)};
-    model.trace().enabled = false, model.trace().clear();
-    return r;
+    const std::vector<Tensor> layers = lab::recorded_attention(model, [&] {
+        for (auto& block : model.blocks) x = block->forward(x, mask);
+    });
+    return {model.head.forward(model.ln_f.forward(x)), layers.at(0).select(0, 0).select(0, 0)};
 }
 
 }  // namespace

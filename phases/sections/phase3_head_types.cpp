@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analyses/head_roles.hpp"
+#include "analyses/attention_weights.hpp"
 #include "app/report.hpp"
 #include "nn/generate.hpp"
 #include "plots/compose.hpp"
@@ -142,7 +143,7 @@ void generated_text_roles(Frame& p, nn::Transformer& model, const std::vector<st
         std::vector<std::int64_t> framed{data::Vocab::kBos};  // <bos> words <eos>, as the model was trained
         framed.insert(framed.end(), words.begin(), words.end());
         framed.push_back(data::Vocab::kEos);
-        lab::accumulate_head_roles(lab::attention_layers(model, framed), data::toy_gold_pairs(words), true, s);
+        lab::accumulate_head_roles(lab::attention_weights(model, framed), data::toy_gold_pairs(words), true, s);
         lab::finish_head_roles(s);
         for (const std::string rel : {"pronoun->antecedent", "verb->subject"})
             for (std::int64_t l = 0; l < model.config().n_layers; ++l) {

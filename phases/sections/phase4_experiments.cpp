@@ -1,6 +1,8 @@
 // phase4_experiments.cpp — the bodies of phases/phase4_experiments.hpp, compiled once into build/libphases.a (see the Makefile).
 #include "phases/phase4_experiments.hpp"
 
+#include "analyses/attention_weights.hpp"
+
 namespace attnlab::phase4 {
 
 Tensor row(const std::vector<std::int64_t>& ids) { return from_vector(ids, {1, len(ids)}); }  // [1, T]
@@ -107,12 +109,7 @@ std::vector<std::int64_t> greedy_recompute(nn::Transformer& model, std::vector<s
 }
 
 Tensor layer_weights(nn::Transformer& model, const Tensor& ids, std::size_t layer, const nn::Mask& extra) {
-    NoGradGuard no_grad;
-    model.trace().clear(), model.trace().enabled = true;
-    model.forward(ids, extra);
-    Tensor w = model.trace().layers.at(layer);
-    model.trace().enabled = false, model.trace().clear();
-    return w;
+    return lab::traced_forward(model, ids, extra).layers.at(layer);
 }
 
 double max_weight_on_padding(nn::Transformer& model, const Tensor& ids, const nn::Mask& padding,
@@ -130,13 +127,9 @@ double max_weight_on_padding(nn::Transformer& model, const Tensor& ids, const nn
 }
 
 std::vector<double> mean_entropy_per_head(nn::Transformer& model, const Tensor& ids) {
-    NoGradGuard no_grad;
-    model.trace().clear(), model.trace().enabled = true;
-    model.forward(ids);
     std::vector<double> out;
-    for (const Tensor& w : model.trace().layers)  // [B, H, T, T]
+    for (const Tensor& w : lab::traced_forward(model, ids).layers)  // [B, H, T, T]
         for (double e : lab::per_head_mean(lab::row_entropy(w)).to_vector<double>()) out.push_back(e);
-    model.trace().enabled = false, model.trace().clear();
     return out;
 }
 
@@ -174,24 +167,11 @@ std::vector<double> cumulative_pruning_losses(nn::Transformer& model, const std:
     return out;
 }
 
-std::optional<Variant> parse_variant(const std::string& spec) {
-    if (spec == "none") return Variant{"no mask", false};
-    for (const std::string kind : {"local:", "strided:"}) {
-        if (!spec.starts_with(kind)) continue;
-        const std::string n = spec.substr(kind.size());
-        if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos || std::stoll(n) < 1)
-            return std::nullopt;
-        const std::int64_t w = std::stoll(n);
-        return kind == "local:" ? Variant{"local +-" + n, true, w, 0} : Variant{"strided " + n, true, 0, w};
-    }
-    return std::nullopt;
-}
-
-lab::TrainResult train_variant(const lab::TrainConfig& base, const Variant& v, std::int64_t steps, std::int64_t eval_every,
+lab::TrainResult train_variant(const lab::TrainConfig& base, const lab::MaskSpec& v, std::int64_t steps, std::int64_t eval_every,
                               std::function<void(std::int64_t, nn::Transformer&)> on_eval) {
     lab::TrainConfig c = base;  // its seed too, so the causal run with the standard recipe is causal_model's
     c.stop_after = steps, c.eval_every = eval_every, c.on_eval = std::move(on_eval);
-    c.causal_mask = v.causal, c.window = v.window, c.stride = v.stride;
+    v.apply(c);
     c.progress = lab::TrainConfig::Progress::quiet;
     return lab::train(c);
 }
@@ -199,7 +179,7 @@ lab::TrainResult train_variant(const lab::TrainConfig& base, const Variant& v, s
 EntropyRun entropy_over_training(const lab::TrainConfig& base, std::int64_t every, const Tensor& probe,
                                  std::function<void(std::int64_t, nn::Transformer&)> also) {
     EntropyRun r;
-    r.run = train_variant(base, {"causal"}, base.steps, every, [&](std::int64_t step, nn::Transformer& model) {
+    r.run = train_variant(base, {lab::MaskSpec::Kind::causal}, base.steps, every, [&](std::int64_t step, nn::Transformer& model) {
         r.steps.push_back(static_cast<double>(step)), r.entropy.push_back(mean_entropy_per_head(model, probe));
         if (also) also(step, model);
     });

@@ -10,6 +10,7 @@
 
 #include "nn/attention.hpp"
 #include "analyses/attention_stats.hpp"
+#include "analyses/attention_weights.hpp"
 #include "analyses/head_roles.hpp"
 #include "phases/phase1_untrained.hpp"
 #include "phases/phase2_untrained_heads.hpp"
@@ -236,7 +237,7 @@ struct GeneratedTextRoles {
 
 // Runs phase 3's step 7b on `model` and checks each recorded row (sample, relation, layer: mean
 // over heads and best head of the mean weight on the gold key) against the attention maps of
-// <bos> text <eos>, read here from lab::attention_layers.
+// <bos> text <eos>, read here from lab::attention_weights.
 GeneratedTextRoles check_generated_text_roles(nn::Transformer& model, const std::vector<std::string>& prompts) {
     lab::Options o("test", "phase 3 step 7b");
     o.add("out", "DIR", (std::filesystem::temp_directory_path() / "attnlab_test_7b").string(), "");
@@ -261,7 +262,7 @@ GeneratedTextRoles check_generated_text_roles(nn::Transformer& model, const std:
         for (std::string w; in >> w;) words.push_back(v.id(w));
         framed.insert(framed.end(), words.begin(), words.end());
         framed.push_back(data::Vocab::kEos);
-        const std::vector<Tensor> maps = lab::attention_layers(model, framed);  // [H, T, T] per layer
+        const std::vector<Tensor> maps = lab::attention_weights(model, framed);  // [H, T, T] per layer
         for (const data::Relation rel : {data::Relation::pronoun_antecedent, data::Relation::subject_verb}) {  // the table's order
             std::vector<std::int64_t> q;  // the later word of each pair asks; +1 for <bos>
             std::vector<std::int64_t> k;

@@ -316,8 +316,10 @@ TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only wha
 }
 
 TEST_CASE("phase 4 runs on the learner's checkpoint, masks, pruning order and steps", "[phases][cli][phase4][slow]") {
-    check_rejected("phase4_causal", {"--mask", "local:0"}, "--mask", "'local:0'", "not a mask");
-    check_rejected("phase4_causal", {"--mask", "diagonal"}, "--mask", "'diagonal'", "not a mask");
+    check_rejected("phase4_causal", {"--mask", "local:0"}, "--mask", "'local:0'", "W of local:W needs an integer in [1, 8192]");
+    check_rejected("phase4_causal", {"--mask", "local:2,strided:x"}, "--mask", "'strided:x'", "S of strided:S needs an integer");
+    check_rejected("phase4_causal", {"--mask", "diagonal"}, "--mask", "'diagonal'", "is not a mask: none, causal, local:W or strided:S");
+    check_rejected("phase4_causal", {"--mask", "none,causal"}, "--mask", "'none,causal'", "causal is always trained");
     check_rejected("phase4_causal", {"--steps", "10"}, "--steps", "'10'", "between 25");
     check_rejected("phase4_causal", {"--checkpoint", fixture().ckpt("causal_model"), "--prune", "1.3"}, "--prune", "'1.3'",
                    "not a head of this model");

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <cstring>
 
+#include "analyses/attention_weights.hpp"
 #include "autograd/node.hpp"
 #include "data/corpus.hpp"
 #include "training/train.hpp"
@@ -111,14 +112,8 @@ lab::AttentionOf attention_of(nn::LoadedCheckpoint& ck, const std::vector<std::i
         throw ValueError(source + " has " + std::to_string(ids.size()) + " tokens, more than the context of " +
                          std::to_string(c.context));
     lab::check_drawable(c.n_layers, c.n_heads, static_cast<std::int64_t>(ids.size()), source);  // before the forward pass
-    NoGradGuard no_grad;
-    ck.model->eval();
-    ck.model->trace().enabled = true;
-    ck.model->forward(from_vector(ids, {1, static_cast<std::int64_t>(ids.size())}));
-    lab::AttentionOf a{title, "", {}, {}, ids};
+    lab::AttentionOf a{title, "", {}, lab::attention_weights(*ck.model, ids), ids};  // layers[l]: [H, T, T]
     for (std::int64_t id : ids) a.tokens.push_back(label(ck, id));
-    for (const Tensor& w : ck.model->trace().layers) a.layers.push_back(w.select(0, 0).contiguous());  // [H, T, T]
-    ck.model->trace().enabled = false;
     return a;
 }
 

@@ -1,5 +1,6 @@
 // eval.cpp — tinygpt eval: per-token loss of a prompt; logits and attention as .npy.
 #include "tools/tinygpt/common.hpp"
+#include "analyses/attention_weights.hpp"
 #include "autograd/node.hpp"
 #include "training/train.hpp"
 #include "io/fileio.hpp"
@@ -39,11 +40,9 @@ int cmd_eval(const lab::Options& o) {
     if (static_cast<std::int64_t>(ids.size()) > ck.model->config().context)
         throw ValueError("--prompt '" + prompt + "' is " + std::to_string(ids.size()) + " tokens, more than the context of " +
                          std::to_string(ck.model->config().context) + " of '" + o.text("checkpoint") + "'");
-    NoGradGuard no_grad;
-    ck.model->eval();
-    ck.model->trace().enabled = true;
     const std::int64_t T = static_cast<std::int64_t>(ids.size());
-    Tensor logits = ck.model->forward(from_vector(ids, {1, T})).select(0, 0);  // [T, V]
+    const lab::TracedForward run = lab::traced_forward(*ck.model, from_vector(ids, {1, T}));
+    Tensor logits = run.logits.select(0, 0);  // [T, V]
     Tensor logp = log_softmax(logits, -1);
     auto word = [&](std::int64_t t) { return ck.info.vocab[static_cast<std::size_t>(ids[static_cast<std::size_t>(t)])].c_str(); };
     if (ck.model->config().causal) {
@@ -63,7 +62,7 @@ int cmd_eval(const lab::Options& o) {
     if (!logits_path.empty()) save_npy(logits_path, logits.contiguous());
     if (!attention_path.empty()) {
         std::vector<Tensor> layers;
-        for (const Tensor& w : ck.model->trace().layers) layers.push_back(w.select(0, 0));  // [H, T, T]
+        for (const Tensor& w : run.layers) layers.push_back(w.select(0, 0));  // [H, T, T]
         save_npy(attention_path, stack(layers, 0));                                          // [L, H, T, T]
     }
     return 0;

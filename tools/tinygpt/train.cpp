@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "training/mask_spec.hpp"
 #include "training/run_config.hpp"
 #include "nn/transformer_spec.hpp"
 #include "io/fileio.hpp"
@@ -90,30 +91,12 @@ bool composite(const lab::RunSetting& s) {
     return false;
 }
 
-// --mask none|causal|local:W|strided:S -> causal_mask, window, stride.
+// --mask none|causal|local:W|strided:S -> causal_mask, window, stride (training/mask_spec.hpp).
 void apply_mask(lab::TrainConfig& c, const std::string& m) {
-    const bool next_token = lab::info(c.task).next_token;
-    const auto number = [&](std::string_view prefix, std::int64_t& field) {
-        const auto n = lab::parse_int64(std::string_view(m).substr(prefix.size()));
-        if (!n || *n < 1 || *n > nn::ModelLimits::max_context)
-            throw UsageError("--mask " + m + ": " + std::string(prefix) + (prefix == "local:" ? "W" : "S") + " needs an integer in [1, " +
-                             std::to_string(nn::ModelLimits::max_context) + "]");
-        field = *n;
-    };
-    c.window = c.stride = 0;
-    if (m == "none") {
-        c.causal_mask = false;
-    } else if (m == "causal") {
-        if (!next_token)
-            throw UsageError(std::string("--mask causal: ") + lab::info(c.task).cli +
-                             " predicts hidden words from both sides; the causal mask is for next-token models");
-        c.causal_mask = true;
-    } else if (m.starts_with("local:")) {
-        number("local:", c.window);
-    } else if (m.starts_with("strided:")) {
-        number("strided:", c.stride);
-    } else {
-        throw UsageError("--mask needs none, causal, local:W or strided:S, got '" + m + "'");
+    try {
+        lab::parse_mask(m).apply(c);
+    } catch (const ValueError& e) {
+        throw UsageError(e.what());
     }
 }
 
