@@ -30,7 +30,10 @@
 // plot uses too). Each line also reports, per call in the steady state (over a few calls
 // after the timing), the minor page faults (getrusage: a nonzero count means memory went
 // back to the kernel and was faulted in again), the jobs handed to the thread pool and
-// how many of them had to wake a sleeping worker (tensor/parallel.hpp). Usage:
+// how many of them had to wake a sleeping worker (tensor/parallel.hpp), and the process's
+// CPU time (all threads, spinning workers included): on one thread it is the call's time
+// without the slices the scheduler gave to other programs, the steadier number on a shared
+// machine. Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
 #include <algorithm>
 #include <cmath>
@@ -43,6 +46,7 @@
 
 #include <regex.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "app/options.hpp"
 #include "autograd/node.hpp"
@@ -83,7 +87,7 @@ private:
 
 // Per call, after the timing: see the header comment.
 struct SteadyState {
-    double page_faults, pool_jobs, pool_wakes;
+    double page_faults, pool_jobs, pool_wakes, cpu_ms;
 };
 
 struct Result {
@@ -92,6 +96,12 @@ struct Result {
     std::string extra;
     SteadyState steady;
 };
+
+double process_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
 
 long minor_faults() {
     rusage u{};
@@ -103,17 +113,19 @@ long minor_faults() {
 SteadyState steady_state(const std::function<void()>& fn, int calls) {
     const long faults = minor_faults();
     const PoolCounts pool = pool_counts();
+    const double cpu = process_cpu_ms();
     for (int i = 0; i < calls; ++i) fn();
+    const double cpu_now = process_cpu_ms();
     const PoolCounts now = pool_counts();
     const auto per_call = [calls](double n) { return n / calls; };
     return {per_call(static_cast<double>(minor_faults() - faults)), per_call(static_cast<double>(now.jobs - pool.jobs)),
-            per_call(static_cast<double>(now.wakes - pool.wakes))};
+            per_call(static_cast<double>(now.wakes - pool.wakes)), per_call(cpu_now - cpu)};
 }
 
 Result summarise(const std::string& name, const lab::Timing& t, const SteadyState& steady, const std::string& extra = "") {
-    char f[112];
-    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f pool_jobs_per_iter=%.4g pool_wakes_per_iter=%.4g",
-                  steady.page_faults, steady.pool_jobs, steady.pool_wakes);
+    char f[160];
+    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f pool_jobs_per_iter=%.4g pool_wakes_per_iter=%.4g cpu_ms_per_iter=%.4g",
+                  steady.page_faults, steady.pool_jobs, steady.pool_wakes, steady.cpu_ms);
     Result r{name, t.median_ms, t.min_ms, t.max_ms, extra.empty() ? f : extra + " " + f, steady};
     std::printf("%s: %.4f ms (%.4f..%.4f)  %s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms, r.extra.c_str());
     std::fflush(stdout);
@@ -322,7 +334,7 @@ int main(int argc, char** argv) {
         const lab::Timing t = lab::time_median(fma_loop, 7, 0.05);
         char extra[32];
         std::snprintf(extra, sizeof extra, "GFLOPs=%.1f", 1e3 / t.median_ms);
-        results.push_back(summarise("fma_peak", t, steady_state(fma_loop, 1), extra));
+        results.push_back(summarise("fma_peak", t, steady_state(fma_loop, 5), extra));
     }
 
     // Single kernels at W4's shapes (seed 0).
@@ -354,11 +366,11 @@ int main(int argc, char** argv) {
         std::string j = "{\"threads\": " + std::to_string(threads) + ", \"results\": [";
         for (std::size_t i = 0; i < results.size(); ++i) {
             const SteadyState& st = results[i].steady;
-            char buf[320];
+            char buf[384];
             std::snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
-                          "\"page_faults_per_iter\": %.1f, \"pool_jobs_per_iter\": %.4g, \"pool_wakes_per_iter\": %.4g}",
+                          "\"page_faults_per_iter\": %.1f, \"pool_jobs_per_iter\": %.4g, \"pool_wakes_per_iter\": %.4g, \"cpu_ms_per_iter\": %.6g}",
                           i ? ", " : "", results[i].name.c_str(), results[i].median_ms, results[i].min_ms, results[i].max_ms,
-                          st.page_faults, st.pool_jobs, st.pool_wakes);
+                          st.page_faults, st.pool_jobs, st.pool_wakes, st.cpu_ms);
             j += buf;
         }
         write_file_atomic(json_path, j + "]}\n");
