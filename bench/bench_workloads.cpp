@@ -20,6 +20,8 @@
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //   fma_peak one core's multiply-add peak: 1 GFLOP of vector FMAs per call, in registers
 //      (compare_table.py's limit for the attention rows: their GFLOP/s as a share of it)
+//   gemm_w7_* W7's matrix products one at a time, at its shapes and operand layouts, with
+//      their count per step (per_step) and GFLOP/s by wall and by CPU time
 //   kernel_* single ops at W4's shapes, to see what a change to one kernel buys (no PyTorch
 //      column): kernel_gelu_16x32x256 (value and derivative, as training computes them),
 //      kernel_layer_norm_16x32x64 (forward + backward), kernel_flash_fwd_16x4x32x16 (causal,
@@ -55,6 +57,7 @@
 #include "nn/flash_attention.hpp"
 #include "nn/layers.hpp"
 #include "io/fileio.hpp"
+#include "tensor/gemm.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
@@ -335,6 +338,53 @@ int main(int argc, char** argv) {
         char extra[32];
         std::snprintf(extra, sizeof extra, "GFLOPs=%.1f", 1e3 / t.median_ms);
         results.push_back(summarise("fma_peak", t, steady_state(fma_loop, 5), extra));
+    }
+
+    // W7's matrix products one at a time, as its step runs them through gemm (tensor/gemm.hpp):
+    // rows = B·T = 768 tokens; every Linear [out N, in K] forward reads Wᵀ through W's strides
+    // (column-major B), its input gradient is g·W (row-major B), its weight gradient (gᵀx)ᵀ,
+    // computed as gᵀ [N, 768] · x [768, K] with gᵀ read through g's strides (matmul.cpp's
+    // matmul_backward). Per step each runs `per_step` times: 4 layers of q, k, v and W_O (d×d),
+    // fc1 (d -> 4d), fc2 (4d -> d), and the head once (d -> V 65). GFLOPs: 2·M·N·K per call.
+    {
+        struct Product {
+            const char* role;
+            std::int64_t M, N, K;
+            bool a_transposed, b_transposed;  // A read as the transpose of a row-major matrix; B likewise
+            int per_step;
+        };
+        constexpr std::int64_t rows = 768, d = 128, hidden = 512, V = 65;
+        const Product products[] = {
+            {"fwd_qkvo", rows, d, d, false, true, 16},         {"fwd_fc1", rows, hidden, d, false, true, 4},
+            {"fwd_fc2", rows, d, hidden, false, true, 4},      {"fwd_head", rows, V, d, false, true, 1},
+            {"dx_qkvo", rows, d, d, false, false, 16},         {"dx_fc1", rows, d, hidden, false, false, 4},
+            {"dx_fc2", rows, hidden, d, false, false, 4},      {"dx_head", rows, d, V, false, false, 1},
+            {"dw_qkvo", d, d, rows, true, false, 16},          {"dw_fc1", hidden, d, rows, true, false, 4},
+            {"dw_fc2", d, hidden, rows, true, false, 4},       {"dw_head", V, d, rows, true, false, 1},
+        };
+        for (const Product& p : products) {
+            const std::string name = "gemm_w7_" + std::string(p.role) + "_" + std::to_string(p.M) + "x" + std::to_string(p.N) +
+                                     "x" + std::to_string(p.K);
+            if (!want(name)) continue;
+            manual_seed(0);
+            const Tensor a = randn({p.M, p.K}), b = randn({p.K, p.N});
+            // A transposed operand lives as its row-major transpose and is read through swapped strides.
+            const Tensor a_mem = p.a_transposed ? a.mT().contiguous() : a, b_mem = p.b_transposed ? b.mT().contiguous() : b;
+            Tensor c = empty({p.M, p.N});
+            const std::int64_t a_rs = p.a_transposed ? 1 : p.K, a_cs = p.a_transposed ? p.M : 1;
+            const std::int64_t b_rs = p.b_transposed ? 1 : p.N, b_cs = p.b_transposed ? p.K : 1;
+            auto product = [&] {
+                gemm<float>(p.M, p.N, p.K, a_mem.const_data_ptr<float>(), a_rs, a_cs, b_mem.const_data_ptr<float>(), b_rs, b_cs,
+                            nullptr, c.data_ptr<float>(), p.N, false);
+            };
+            const lab::Timing t = lab::time_median(product, 7, 0.05);
+            const SteadyState steady = steady_state(product, 200);
+            const double flops = 2.0 * static_cast<double>(p.M * p.N * p.K);
+            char extra[96];
+            std::snprintf(extra, sizeof extra, "per_step=%d GFLOPs=%.1f cpu_GFLOPs=%.1f", p.per_step, flops / (t.median_ms * 1e6),
+                          flops / (steady.cpu_ms * 1e6));
+            results.push_back(summarise(name, t, steady, extra));
+        }
     }
 
     // Single kernels at W4's shapes (seed 0).
