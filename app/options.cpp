@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "tensor/reference.hpp"
+#include "tensor/thread_count.hpp"
 #include "training/run_config.hpp"
 
 namespace attnlab::lab {
@@ -62,6 +63,13 @@ const Options::Flag& Options::flag(const std::string& name) const {
     leave(2);
 }
 
+// Every program's --help ends with the one setting that is not a flag: the thread count,
+// with default_thread_count's rule (tensor/thread_count.hpp).
+static const std::string kThreadsHelp =
+    "\nenvironment:\n"
+    "  ATTNLAB_NUM_THREADS=N   threads of the parallel kernels (default: one per physical core\n"
+    "                          this process may use, at most " + std::to_string(kDefaultThreadCap) + ")\n";
+
 std::string Options::help() const {
     std::string s = "usage: " + program_ + " [--flag VALUE ...]\n" + summary_ + "\n\nflags:\n";
     for (const Flag& f : flags_) {
@@ -69,7 +77,7 @@ std::string Options::help() const {
         left.resize(std::max<std::size_t>(left.size() + 2, 26), ' ');
         s += left + f.help + (f.value.empty() ? "" : " (default: " + f.value + ")") + "\n";
     }
-    return s + "  --help                  this text\n";
+    return s + "  --help                  this text\n" + kThreadsHelp;
 }
 
 void Options::fail(const std::string& name, const std::string& why) const {
@@ -210,6 +218,7 @@ std::string subcommand(int argc, const char* const* argv, const std::string& pro
         left.resize(std::max<std::size_t>(left.size() + 2, 12), ' ');
         usage += left + c.summary + "\n";
     }
+    usage += kThreadsHelp;
     const std::string arg = argc > 1 ? argv[1] : "";
     if (arg == "--help" || arg == "-h") std::fputs(usage.c_str(), stdout), leave(0);
     for (const Command& c : commands)

@@ -20,6 +20,8 @@
 //      the last ≤ 32 tokens each step (learned positions, context 32; no KV cache)
 //   fma_peak one core's multiply-add peak: 1 GFLOP of vector FMAs per call, in registers
 //      (compare_table.py's limit for the attention rows: their GFLOP/s as a share of it)
+//   gemm_w7_* W7's matrix products one at a time, at its shapes and operand layouts, with
+//      their count per step (per_step) and GFLOP/s by wall and by CPU time
 //   kernel_* single ops at W4's shapes, to see what a change to one kernel buys (no PyTorch
 //      column): kernel_gelu_16x32x256 (value and derivative, as training computes them),
 //      kernel_layer_norm_16x32x64 (forward + backward), kernel_flash_fwd_16x4x32x16 (causal,
@@ -30,7 +32,10 @@
 // plot uses too). Each line also reports, per call in the steady state (over a few calls
 // after the timing), the minor page faults (getrusage: a nonzero count means memory went
 // back to the kernel and was faulted in again), the jobs handed to the thread pool and
-// how many of them had to wake a sleeping worker (tensor/parallel.hpp). Usage:
+// how many of them had to wake a sleeping worker (tensor/parallel.hpp), and the process's
+// CPU time (all threads, spinning workers included): on one thread it is the call's time
+// without the slices the scheduler gave to other programs, the steadier number on a shared
+// machine. Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
 #include <algorithm>
 #include <cmath>
@@ -43,6 +48,7 @@
 
 #include <regex.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "app/options.hpp"
 #include "autograd/node.hpp"
@@ -51,6 +57,7 @@
 #include "nn/flash_attention.hpp"
 #include "nn/layers.hpp"
 #include "io/fileio.hpp"
+#include "tensor/gemm.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
@@ -83,7 +90,7 @@ private:
 
 // Per call, after the timing: see the header comment.
 struct SteadyState {
-    double page_faults, pool_jobs, pool_wakes;
+    double page_faults, pool_jobs, pool_wakes, cpu_ms;
 };
 
 struct Result {
@@ -92,6 +99,12 @@ struct Result {
     std::string extra;
     SteadyState steady;
 };
+
+double process_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
 
 long minor_faults() {
     rusage u{};
@@ -103,17 +116,19 @@ long minor_faults() {
 SteadyState steady_state(const std::function<void()>& fn, int calls) {
     const long faults = minor_faults();
     const PoolCounts pool = pool_counts();
+    const double cpu = process_cpu_ms();
     for (int i = 0; i < calls; ++i) fn();
+    const double cpu_now = process_cpu_ms();
     const PoolCounts now = pool_counts();
     const auto per_call = [calls](double n) { return n / calls; };
     return {per_call(static_cast<double>(minor_faults() - faults)), per_call(static_cast<double>(now.jobs - pool.jobs)),
-            per_call(static_cast<double>(now.wakes - pool.wakes))};
+            per_call(static_cast<double>(now.wakes - pool.wakes)), per_call(cpu_now - cpu)};
 }
 
 Result summarise(const std::string& name, const lab::Timing& t, const SteadyState& steady, const std::string& extra = "") {
-    char f[112];
-    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f pool_jobs_per_iter=%.4g pool_wakes_per_iter=%.4g",
-                  steady.page_faults, steady.pool_jobs, steady.pool_wakes);
+    char f[160];
+    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f pool_jobs_per_iter=%.4g pool_wakes_per_iter=%.4g cpu_ms_per_iter=%.4g",
+                  steady.page_faults, steady.pool_jobs, steady.pool_wakes, steady.cpu_ms);
     Result r{name, t.median_ms, t.min_ms, t.max_ms, extra.empty() ? f : extra + " " + f, steady};
     std::printf("%s: %.4f ms (%.4f..%.4f)  %s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms, r.extra.c_str());
     std::fflush(stdout);
@@ -322,7 +337,54 @@ int main(int argc, char** argv) {
         const lab::Timing t = lab::time_median(fma_loop, 7, 0.05);
         char extra[32];
         std::snprintf(extra, sizeof extra, "GFLOPs=%.1f", 1e3 / t.median_ms);
-        results.push_back(summarise("fma_peak", t, steady_state(fma_loop, 1), extra));
+        results.push_back(summarise("fma_peak", t, steady_state(fma_loop, 5), extra));
+    }
+
+    // W7's matrix products one at a time, as its step runs them through gemm (tensor/gemm.hpp):
+    // rows = B·T = 768 tokens; every Linear [out N, in K] forward reads Wᵀ through W's strides
+    // (column-major B), its input gradient is g·W (row-major B), its weight gradient (gᵀx)ᵀ,
+    // computed as gᵀ [N, 768] · x [768, K] with gᵀ read through g's strides (matmul.cpp's
+    // matmul_backward). Per step each runs `per_step` times: 4 layers of q, k, v and W_O (d×d),
+    // fc1 (d -> 4d), fc2 (4d -> d), and the head once (d -> V 65). GFLOPs: 2·M·N·K per call.
+    {
+        struct Product {
+            const char* role;
+            std::int64_t M, N, K;
+            bool a_transposed, b_transposed;  // A read as the transpose of a row-major matrix; B likewise
+            int per_step;
+        };
+        constexpr std::int64_t rows = 768, d = 128, hidden = 512, V = 65;
+        const Product products[] = {
+            {"fwd_qkvo", rows, d, d, false, true, 16},         {"fwd_fc1", rows, hidden, d, false, true, 4},
+            {"fwd_fc2", rows, d, hidden, false, true, 4},      {"fwd_head", rows, V, d, false, true, 1},
+            {"dx_qkvo", rows, d, d, false, false, 16},         {"dx_fc1", rows, d, hidden, false, false, 4},
+            {"dx_fc2", rows, hidden, d, false, false, 4},      {"dx_head", rows, d, V, false, false, 1},
+            {"dw_qkvo", d, d, rows, true, false, 16},          {"dw_fc1", hidden, d, rows, true, false, 4},
+            {"dw_fc2", d, hidden, rows, true, false, 4},       {"dw_head", V, d, rows, true, false, 1},
+        };
+        for (const Product& p : products) {
+            const std::string name = "gemm_w7_" + std::string(p.role) + "_" + std::to_string(p.M) + "x" + std::to_string(p.N) +
+                                     "x" + std::to_string(p.K);
+            if (!want(name)) continue;
+            manual_seed(0);
+            const Tensor a = randn({p.M, p.K}), b = randn({p.K, p.N});
+            // A transposed operand lives as its row-major transpose and is read through swapped strides.
+            const Tensor a_mem = p.a_transposed ? a.mT().contiguous() : a, b_mem = p.b_transposed ? b.mT().contiguous() : b;
+            Tensor c = empty({p.M, p.N});
+            const std::int64_t a_rs = p.a_transposed ? 1 : p.K, a_cs = p.a_transposed ? p.M : 1;
+            const std::int64_t b_rs = p.b_transposed ? 1 : p.N, b_cs = p.b_transposed ? p.K : 1;
+            auto product = [&] {
+                gemm<float>(p.M, p.N, p.K, a_mem.const_data_ptr<float>(), a_rs, a_cs, b_mem.const_data_ptr<float>(), b_rs, b_cs,
+                            nullptr, c.data_ptr<float>(), p.N, false);
+            };
+            const lab::Timing t = lab::time_median(product, 7, 0.05);
+            const SteadyState steady = steady_state(product, 200);
+            const double flops = 2.0 * static_cast<double>(p.M * p.N * p.K);
+            char extra[96];
+            std::snprintf(extra, sizeof extra, "per_step=%d GFLOPs=%.1f cpu_GFLOPs=%.1f", p.per_step, flops / (t.median_ms * 1e6),
+                          flops / (steady.cpu_ms * 1e6));
+            results.push_back(summarise(name, t, steady, extra));
+        }
     }
 
     // Single kernels at W4's shapes (seed 0).
@@ -354,11 +416,11 @@ int main(int argc, char** argv) {
         std::string j = "{\"threads\": " + std::to_string(threads) + ", \"results\": [";
         for (std::size_t i = 0; i < results.size(); ++i) {
             const SteadyState& st = results[i].steady;
-            char buf[320];
+            char buf[384];
             std::snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
-                          "\"page_faults_per_iter\": %.1f, \"pool_jobs_per_iter\": %.4g, \"pool_wakes_per_iter\": %.4g}",
+                          "\"page_faults_per_iter\": %.1f, \"pool_jobs_per_iter\": %.4g, \"pool_wakes_per_iter\": %.4g, \"cpu_ms_per_iter\": %.6g}",
                           i ? ", " : "", results[i].name.c_str(), results[i].median_ms, results[i].min_ms, results[i].max_ms,
-                          st.page_faults, st.pool_jobs, st.pool_wakes);
+                          st.page_faults, st.pool_jobs, st.pool_wakes, st.cpu_ms);
             j += buf;
         }
         write_file_atomic(json_path, j + "]}\n");

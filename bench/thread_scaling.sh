@@ -1,12 +1,12 @@
 #!/bin/sh
-# thread_scaling.sh — each workload at 1, 2, 4, ... threads, and at the default thread count,
-# to see where more cores pay and where they cost (small ops that wait on a woken thread).
+# thread_scaling.sh — each workload at 1, 2, 4, ... threads, to see where more cores pay and
+# where they cost (small ops that wait on a woken thread).
 #
 #   bench/thread_scaling.sh [--threads "1 2 4 8 16"] [--only REGEX] [--rounds N]
 #
-# Default --threads: 1, 2, 4, ... up to nproc. The default thread count of attnlab's programs
-# is every core (tensor/parallel.hpp); the row "default" runs bench_workloads with
-# --threads $(nproc). Prints, per workload, the median over rounds of each run's median (ms),
+# Default --threads: 1, 2, 4, ... up to nproc. attnlab's programs default to one thread per
+# physical core, at most 8 (tensor/thread_count.hpp): this table is where that cap comes from.
+# Prints, per workload, the median over rounds of each run's median (ms),
 # and each thread count's speed-up over 1 thread (> 1: faster). Needs only the compiler.
 set -eu
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
         --threads) threads="$2"; shift 2 ;;
         --only) only="$2"; shift 2 ;;
         --rounds) rounds="$2"; shift 2 ;;
-        --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "thread_scaling.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/node.hpp"
+#include "nn/mlp_fast.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/reference.hpp"
 
@@ -71,6 +72,13 @@ MLP::MLP(std::int64_t d_model, std::int64_t hidden, Generator& gen) : fc1(d_mode
     register_module("fc2", fc2);
 }
 
-Tensor MLP::forward(const Tensor& x) const { return fc2.forward(gelu(fc1.forward(x))); }
+// fc2(GELU(fc1(x))): [..., d_model] -> [..., hidden] -> [..., d_model]. The fast path takes
+// fc1's bias and the GELU as one op, for float32 outside reference mode and the op trace
+// (which lists the ops as composed here); anything else, a wrong width included, composes.
+Tensor MLP::forward(const Tensor& x) const {
+    if (reference_mode() || trace_sink || x.dtype() != kFloat32 || x.dim() < 2 || x.size(-1) != fc1.weight.size(1))
+        return fc2.forward(gelu(fc1.forward(x)));
+    return fc2.forward(linear_gelu_fast(x, fc1.weight, fc1.bias));  // fast path: see nn/mlp_fast.cpp; the line above is what it computes
+}
 
 }  // namespace attnlab::nn

@@ -22,6 +22,7 @@
 
 #include "tensor/error.hpp"
 #include "tensor/reference.hpp"
+#include "tensor/thread_count.hpp"
 
 namespace attnlab {
 
@@ -52,7 +53,7 @@ struct BodyScope {
 
 int default_num_threads() {
     if (const char* env = std::getenv("ATTNLAB_NUM_THREADS")) return parse_num_threads(env);
-    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    return default_thread_count(usable_cpus());  // the rule: tensor/thread_count.hpp
 }
 
 std::atomic<int>& configured_threads() {

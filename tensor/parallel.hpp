@@ -47,8 +47,8 @@ namespace attnlab {
 void set_num_threads(int n);
 
 // The thread count: 1 in reference mode (tensor/reference.hpp), else the configured one. Default: the environment variable
-// ATTNLAB_NUM_THREADS if set (parsed by parse_num_threads), else
-// std::thread::hardware_concurrency() (at least 1).
+// ATTNLAB_NUM_THREADS if set (parsed by parse_num_threads), else default_thread_count's rule
+// (tensor/thread_count.hpp: the physical cores this process may use, at most 8).
 int num_threads();
 
 // The value of ATTNLAB_NUM_THREADS as a thread count: a whole number from 1 to

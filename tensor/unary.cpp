@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "autograd/node.hpp"
+#include "tensor/gelu_run.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/vec_math.hpp"
@@ -108,7 +109,7 @@ Tensor relu(const Tensor& x) {
 // null, Φ(x) + x·φ(x). Φ(x) = ½·erfc(|x|/√2) for x < 0 and 1 − ½·erfc(|x|/√2) above;
 // relative error ≈ 2e-7 against the scalar formula in gelu() below, which it replaces
 // for float32; float64 keeps the formula (tests/tensor/test_elementwise.cpp compares the two).
-static void gelu_float_run(const float* x, float* y, float* dydx, std::int64_t n) {
+void detail::gelu_float_run(const float* x, float* y, float* dydx, std::int64_t n) {
     using namespace detail::vec;
     constexpr float kInvSqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
     constexpr float kInvSqrt2Pi = static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
@@ -162,7 +163,7 @@ Tensor gelu(const Tensor& x) {
         if constexpr (std::is_same_v<T, float>) {
             // Each element's value is its own (no lane sees another), so chunks change no bits.
             return parallel_for_elements(x.numel(), 1, [&](std::int64_t lo, std::int64_t hi) {
-                gelu_float_run(px + lo, py + lo, pd ? pd + lo : nullptr, hi - lo);
+                detail::gelu_float_run(px + lo, py + lo, pd ? pd + lo : nullptr, hi - lo);
             });
         }
         for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {  // the formula, as written above (float64)

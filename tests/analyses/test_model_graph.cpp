@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "autograd/node.hpp"
 #include "analyses/graph_view.hpp"
@@ -27,6 +28,8 @@ const std::vector<std::int64_t> kIds{1, 4, 7, 2, 9, 3};
 std::size_t engine_ops(nn::Transformer& model) {
     model.eval();
     model.trace().enabled = true;  // the composed attention, as transformer_graph runs it
+    std::ostringstream numbering;
+    TraceGuard traced(numbering);  // and the composed MLP (MLP::forward fuses bias + GELU only untraced), as there
     const Tensor input = from_vector(std::vector<std::int64_t>(kIds.begin(), kIds.end() - 1), {1, 5});
     const Tensor targets = from_vector(std::vector<std::int64_t>(kIds.begin() + 1, kIds.end()), {1, 5});
     const Tensor loss = nn::cross_entropy(model.forward(input), targets);

@@ -100,3 +100,8 @@ TEST_CASE("Options: a harness gets OptionsExit with exit's status instead of the
     CHECK(status({"--steps", "5"}) == -1);
     lab::throw_instead_of_exit(false);
 }
+
+TEST_CASE("--help says how to set the thread count, and its default", "[lab][options][threads]") {
+    CHECK_THAT(switches().help(), Catch::Contains("ATTNLAB_NUM_THREADS=N") && Catch::Contains("one per physical core") &&
+                                      Catch::Contains("at most 8"));
+}

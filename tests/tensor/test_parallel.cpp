@@ -18,6 +18,7 @@
 #include "tensor/ops.hpp"
 #include "tensor/rng.hpp"
 #include "tensor/parallel.hpp"
+#include "tensor/thread_count.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
@@ -366,4 +367,28 @@ TEST_CASE("elementwise kernels split over threads without changing a bit", "[ten
     manual_seed(5);
     const Tensor x = randn({8, 71, 300}), bias = randn({300});
     CHECK(two[1].data_ptr<float>()[two[1].numel() - 1] == x.data_ptr<float>()[x.numel() - 1] + bias.data_ptr<float>()[299]);
+}
+
+TEST_CASE("default_thread_count: one thread per physical core the process may use, at most 8", "[tensor][parallel][threads]") {
+    using Cores = std::vector<CpuCore>;
+    CHECK(default_thread_count(Cores{}) == 1);                                  // nothing readable: still one thread
+    CHECK(default_thread_count(Cores{{0, 0}}) == 1);
+    CHECK(default_thread_count(Cores{{0, 0}, {0, 1}}) == 2);                    // the 2-vCPU VM
+    CHECK(default_thread_count(Cores{{0, 0}, {0, 0}, {0, 1}, {0, 1}}) == 2);    // two cores, two hardware threads each
+    CHECK(default_thread_count(Cores{{0, 3}, {1, 3}}) == 2);                    // the same core id in two packages: two cores
+    Cores xeon;  // 16 cores with 2 hardware threads each: capped where scaling stops paying
+    for (int t = 0; t < 2; ++t)
+        for (int c = 0; c < 16; ++c) xeon.push_back({0, c});
+    CHECK(default_thread_count(xeon) == kDefaultThreadCap);
+    CHECK(kDefaultThreadCap == 8);
+    Cores six{{0, 0}, {0, 1}, {0, 2}, {0, 4}, {0, 5}, {0, 6}};  // taskset -c to six cores of it
+    CHECK(default_thread_count(six) == 6);
+}
+
+TEST_CASE("usable_cpus lists at least one CPU, and the default thread count follows from it", "[tensor][parallel][threads]") {
+    const std::vector<CpuCore> cpus = usable_cpus();
+    REQUIRE_FALSE(cpus.empty());
+    const int n = default_thread_count(cpus);
+    CHECK(n >= 1);
+    CHECK(n <= std::min<int>(kDefaultThreadCap, static_cast<int>(cpus.size())));
 }
