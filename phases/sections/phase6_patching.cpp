@@ -7,7 +7,7 @@
 #include "app/report.hpp"
 #include "autograd/node.hpp"
 #include "plots/figure_grid.hpp"
-#include "plots/heatmap.hpp"
+#include "analyses/patching_figures.hpp"
 
 namespace attnlab::phase {
 
@@ -91,32 +91,6 @@ std::string words_of(const std::vector<std::int64_t>& ids, const std::vector<std
     return s;
 }
 
-// The residual-stream fractions [L, T] as a printed and recorded table, one row per layer.
-lab::Table residual_table(const Tensor& residual, const std::vector<std::string>& labels) {
-    std::vector<lab::Column> cols{{"layer", "after", 6, -1}};
-    for (std::size_t t = 0; t < labels.size(); ++t)
-        cols.push_back({"position_" + std::to_string(t), labels[t], std::max<int>(7, int(labels[t].size())), 2});
-    lab::Table table(cols, "  ");
-    table.print_header();
-    for (std::int64_t l = 0; l < residual.size(0); ++l) {
-        std::vector<Json> row{"L" + std::to_string(l + 1)};
-        for (std::int64_t t = 0; t < residual.size(1); ++t) row.push_back(residual.at({l, t}));
-        table.row(row);
-    }
-    return table;
-}
-
-plots::Figure residual_heatmap(const Tensor& residual, const std::vector<std::string>& labels, const std::string& title,
-                               double range) {
-    plots::HeatmapOptions o;
-    o.title = title, o.col_labels = labels, o.annotate = true, o.decimals = 0;
-    for (std::int64_t l = 0; l < residual.size(0); ++l) o.row_labels.push_back("after L" + std::to_string(l + 1));
-    o.x_title = "position patched", o.y_title = "residual stream";
-    o.colormap = plots::Colormap::red_blue, o.vmin = -range, o.vmax = range;
-    o.colorbar_label = "% restored";
-    return plots::heatmap(to_matrix(residual * 100.0), o);
-}
-
 }  // namespace
 
 PatchingSetup patching_setup(const lab::Options& opt) {
@@ -158,12 +132,12 @@ void section2_activation_patching(Frame& p, PatchingSetup& s) {
                 "corrupted %.3f\n", r.clean_mean, r.corrupted_mean);
 
     std::printf("fraction restored by patching the residual stream after each layer at each position (mean of the pairs):\n");
-    const lab::Table avg = residual_table(r.residual, kPositions);
+    const lab::Table avg = lab::patching_residual_table(r.residual, kPositions);
     std::vector<std::string> labels = token_labels(s.sentence.pair.clean, vocab);
     const std::string clean_text = words_of(s.sentence.pair.clean, vocab), corrupted_text = words_of(s.sentence.pair.corrupted, vocab);
     std::printf("the same for \"%s\" vs \"%s\" (logit difference %.3f vs %.3f):\n", clean_text.c_str(), corrupted_text.c_str(),
                 one.clean_mean, one.corrupted_mean);
-    const lab::Table mine = residual_table(one.residual, labels);
+    const lab::Table mine = lab::patching_residual_table(one.residual, labels);
 
     const auto attention = last_position_attention(model, pairs.subject);
     std::printf("each head's output at the last position patched; its attention from there to the subject and the distractor:\n");
@@ -236,24 +210,17 @@ void section2_activation_patching(Frame& p, PatchingSetup& s) {
                                   {"corrupted_logit_difference", one.corrupted_mean},
                                   {"residual", mine.json()}}}};
 
-    const double range = 100 * std::max({1.0, max(abs(r.residual)).item(), max(abs(one.residual)).item()});
-    p.out.figure(plots::figure_grid({residual_heatmap(one.residual, labels, "Your sentence, its subject flipped", range),
-                                     residual_heatmap(r.residual, kPositions, "Mean of " + std::to_string(pairs.subject.size()) + " grammar pairs", range)},
+    const double range = lab::patching_range({r.residual, one.residual});
+    p.out.figure(plots::figure_grid({lab::patching_residual_heatmap(one.residual, labels, "Your sentence, its subject flipped", range),
+                                     lab::patching_residual_heatmap(r.residual, kPositions, "Mean of " +
+                                                                    std::to_string(pairs.subject.size()) + " grammar pairs", range)},
                                     {.columns = 1}),
                  "patching_residual",
                  "Phase 6: the share of the verb's logit difference restored by copying the clean run's residual stream "
                  "after each layer, at one position, into the run whose subject has the other number.");
-    plots::HeatmapGridOptions o;
-    o.title = "Each head's output at the last position, patched";
-    o.y_title = "layer";
-    for (std::int64_t l = 0; l < c.n_layers; ++l) o.row_labels.push_back("L" + std::to_string(l + 1));
-    for (std::int64_t h = 0; h < c.n_heads; ++h) o.col_labels.push_back("H" + std::to_string(h + 1));
-    o.x_title = "head", o.y_title = "layer", o.annotate = true, o.decimals = 0, o.columns = 3;
-    o.colormap = plots::Colormap::red_blue, o.colorbar_label = "% restored";
-    const double head_range = 100 * std::max({1.0, max(abs(r.heads)).item(), max(abs(pull)).item(), max(abs(one.heads)).item()});
-    o.vmin = -head_range, o.vmax = head_range;
-    o.panel_titles = {"subject flipped (pairs)", "subject flipped (sentence)", "distractor flipped (pairs)"};
-    p.out.figure(plots::heatmap_grid({to_matrix(r.heads * 100.0), to_matrix(one.heads * 100.0), to_matrix(pull * 100.0)}, o),
+    p.out.figure(lab::patching_heads_heatmap({r.heads, one.heads, pull}, {"subject flipped (pairs)", "subject flipped (sentence)",
+                                                                          "distractor flipped (pairs)"},
+                                             "Each head's output at the last position, patched"),
                  "patching_heads",
                  "Phase 6: the share of the verb's logit difference restored by copying one head's output at the last "
                  "position from the clean run; the right panel flips the distractor's number instead of the subject's, in percent of the subject's logit-difference gap.");
