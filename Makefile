@@ -305,6 +305,7 @@ PHASE_MODELS_phase1 := single_head
 PHASE_MODELS_phase2 := single_head multi_head
 PHASE_MODELS_phase3 := causal multi_head
 PHASE_MODELS_phase4 := causal
+PHASE_MODELS_phase6 := causal
 define phase_rule
 $(1): $(B)/$(2) $(foreach m,$(PHASE_MODELS_$(1)),out/checkpoints/$(m)_model.safetensors)
 	$(B)/$(2)

@@ -156,4 +156,11 @@ enum class NounClass { none, animal, person, household_object, place };
 const char* noun_class_name(NounClass c);  // "animal", "person", "household object", "place", "none"
 NounClass noun_class(std::int64_t word);
 
+// The same word in the other number, for the words that agree with the subject: a noun
+// ("cat" <-> "cats", "mouse" <-> "mice"), a present-tense verb ("sleeps" <-> "sleep"), the
+// pronoun ("it" <-> "they") and its copula ("was" <-> "were"). -1 for every other word (past
+// tenses and "didn't" do not agree), a special or an id outside the vocabulary. Activation
+// patching builds its corrupted sentences with it (analyses/patching.hpp).
+std::int64_t other_number(std::int64_t word);
+
 }  // namespace attnlab::data

@@ -279,6 +279,21 @@ NounClass noun_class(std::int64_t word) {
     return word >= 0 && word < static_cast<std::int64_t>(table.size()) ? table[static_cast<std::size_t>(word)] : NounClass::none;
 }
 
+std::int64_t other_number(std::int64_t word) {
+    static const std::vector<std::int64_t> table = [] {  // [token id]
+        const Vocab& v = toy_grammar().vocab();
+        std::vector<std::int64_t> t(static_cast<std::size_t>(v.size()), -1);
+        // Each pair of classes lists its words in the same order: "cat" and "cats" share an index.
+        for (const auto* pair : {&kNoun, &kIntransitivePresent, &kTransitivePresent, &kPronoun, &kCopula})
+            for (std::size_t i = 0; i < (*pair)[0].words.size(); ++i) {
+                const std::int64_t one = v.id((*pair)[0].words[i]), many = v.id((*pair)[1].words.at(i));
+                t[static_cast<std::size_t>(one)] = many, t[static_cast<std::size_t>(many)] = one;
+            }
+        return t;
+    }();
+    return word >= 0 && word < static_cast<std::int64_t>(table.size()) ? table[static_cast<std::size_t>(word)] : -1;
+}
+
 const Grammar& toy_grammar() {
     static const Grammar grammar = build_toy_grammar();  // thread-safe one-time initialisation
     return grammar;

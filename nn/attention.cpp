@@ -149,6 +149,7 @@ AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& ke
     if (trace_) trace_->record(layer_, heads.weights);
     if (trace_ && trace_->nudge(layer_).defined()) heads.output = heads.output + matmul(trace_->nudge(layer_), v);  // (A + E) v
     Tensor out = head_mask_.defined() ? heads.output * head_mask_ : heads.output;
+    if (heads_hook) out = heads_hook(out);  // activation patching reads or replaces each head's output here
     // 3. concatenate the heads back to [B, Tq, d_model] and 4. project with W_O
     out = out.transpose(1, 2).reshape({B, Tq, d_model});
     return {qkv_only ? out : w_o->forward(out), heads.weights};

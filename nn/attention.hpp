@@ -10,6 +10,7 @@
 // and key/value inputs may be different sequences of different lengths
 // (cross-attention), with their own widths (kdim, vdim).
 #pragma once
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct AttentionTrace {
     Tensor nudge(std::size_t layer) const { return enabled && layer < nudges.size() ? nudges[layer] : Tensor(); }
     void clear() { layers.clear(); }
 };
+
+// Reads, and may replace, an activation in the middle of a forward pass: called with the
+// activation, it returns what the forward goes on with. Activation patching
+// (analyses/patching.hpp) sets one to record a clean run and to overwrite a corrupted one.
+using ActivationHook = std::function<Tensor(const Tensor&)>;
 
 // Keys and values of the positions seen so far, for incremental decoding.
 struct KVCache {
@@ -116,6 +122,8 @@ public:
     // Switch heads off (their output is zeroed before W_O), for the pruning experiment.
     void set_head_mask(const std::vector<bool>& enabled);
     void set_trace(AttentionTrace* trace, std::size_t layer) { trace_ = trace, layer_ = layer; }
+    // When set, called with each head's output [B, H, Tq, d_k] before W_O mixes them.
+    ActivationHook heads_hook;
 
     // Which path the last forward took and why.
     const AttentionPathChoice& last_path() const { return last_path_; }

@@ -22,8 +22,9 @@ Tensor Block::forward(const Tensor& x, const Mask& mask, KVCache* cache) {
     // attn.forward_output runs the composed formula (nn/attention.cpp) in reference mode and
     // the fused kernel otherwise: MultiHeadAttention::attend's one dispatch point.
     Tensor h = x + drop(attn.forward_output(ln1.forward(x), mask, cache));  // tokens exchange information
-    if (attention_only) return h;
-    return h + drop(mlp.forward(ln2.forward(h)));                          // each token computes on its own
+    if (!attention_only) h = h + drop(mlp.forward(ln2.forward(h)));       // each token computes on its own
+    // Activation patching (analyses/patching.hpp) reads or replaces the residual stream here.
+    return output_hook ? output_hook(h) : h;
 }
 
 static const TransformerConfig& validated(const TransformerConfig& c) {

@@ -44,6 +44,7 @@ public:
     double dropout = 0;                // on each residual branch, in train mode (attn.dropout: on its weights)
     bool attention_only = false;       // x + attn(ln1(x)) alone: TransformerConfig::attention_only
     Generator* dropout_gen = nullptr;
+    ActivationHook output_hook;        // when set, called with the residual stream after this block
     LayerNorm ln1;
     MultiHeadAttention attn;
     LayerNorm ln2;

@@ -9,7 +9,11 @@
 // token's previous occurrence (analyses/induction.hpp). The phase draws that moment, the two
 // heads before and after it, and proves the circuit by ablation: switching the previous-token
 // head off undoes the induction head.
-// `phase6 --help` lists the settings: the seed, the training steps and learning rate, --out.
+// Section 2 patches activations of the grammar's causal model (phases/phase6_patching.hpp): which
+// heads carry the subject's number to the verb that agrees with it, and whether the noun in
+// between competes.
+// `phase6 --help` lists the settings: the seed, the training steps and learning rate, the causal
+// model (--checkpoint) and the agreement sentence section 2 patches (--sentence), --out.
 // Also writes out/data/phase6_induction_head.npy (the induction head's attention) for the summary sheet.
 #include <algorithm>
 #include <chrono>
@@ -18,6 +22,7 @@
 #include "analyses/induction.hpp"
 #include "app/report.hpp"
 #include "experiments/induction_experiment.hpp"
+#include "phases/phase6_patching.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
@@ -186,8 +191,10 @@ void section1b_ablation(Phase6& p) {
 
 int main(int argc, char** argv) try {
     const auto t_start = std::chrono::steady_clock::now();
-    lab::Options opt("phase6", "Phase 6: look inside a trained model (induction heads forming).");
-    add_common_flags(opt, {.phase = "phase6", .model = "", .seed = 0, .sentence = false});
+    lab::Options opt("phase6", "Phase 6: look inside a trained model (induction heads forming, activation patching).");
+    add_common_flags(opt, {.phase = "phase6", .model = "causal_model", .seed = 0, .sentence = false});
+    opt.add("sentence", "TEXT", kAgreementSentence, "section 2's clean sentence: a subject and its present-tense verb; "
+                                                    "its corrupted twin has the subject in the other number");
     opt.add("steps", "N", "2000", "training steps of the induction model");
     opt.add("lr", "X", "0.0003", "AdamW's learning rate for the induction model");
     opt.parse(argc, argv);
@@ -195,10 +202,12 @@ int main(int argc, char** argv) try {
     p.run.config.steps = opt.integer("steps", 100, 100000);
     p.run.config.seed = p.seed;
     p.run.config.lr = opt.real("lr", 1e-6, 1.0);
+    PatchingSetup patching = patching_setup(opt);
     std::printf("Phase 6: inside a trained model (seed %llu)\n", (unsigned long long)p.seed);
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
     section1_induction_heads_forming(p);
     section1b_ablation(p);
+    section2_activation_patching(p, patching);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 6 done in %.1f s\n", p.m["seconds"].as_double());

@@ -4,6 +4,7 @@
 //   tinygpt train    --resume CKPT [--steps N] [--out PATH]
 //   tinygpt generate --checkpoint F --prompt "the cat" [--tokens N] [--temperature T] [--top-k K] ...
 //   tinygpt eval     --checkpoint F --prompt "..." [--dump-logits F.npy] [--dump-attention F.npy]
+//   tinygpt patch    --checkpoint F --clean "..." --corrupted "..." --answer W --wrong W --out DIR
 //
 // Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
@@ -30,7 +31,8 @@ int main(int argc, char** argv) {
                         {{"train", "train a toy transformer on the toy grammar or a text file"},
                          {"generate", "continue a prompt with a trained causal model (KV-cached)"},
                          {"eval", "per-token loss of a prompt; dump logits and attention as .npy"},
-                         {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"}});
+                         {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"},
+                         {"patch", "activation patching: which layer, position and head carry what two texts differ in"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
                    "What it writes: --out, its loss CSV and, while it runs, --out.lock; nothing else. An empty path,\n"
@@ -43,7 +45,12 @@ int main(int argc, char** argv) {
                    declare_train}},
         {"generate", {"Continue --prompt with a causal model from --checkpoint.", declare_generate}},
         {"eval", {"Per-token loss of --prompt under --checkpoint; dump logits and attention as .npy.", declare_eval}},
-        {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}}};
+        {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}},
+        {"patch", {"Activation patching: run --clean and --corrupted (the same number of tokens), then the corrupted one\n"
+                   "again with one activation copied from the clean run (the residual stream after each layer at each\n"
+                   "position; each head's output at the last position), and print and draw the share of the logit\n"
+                   "difference --answer minus --wrong that each copy restores.",
+                   declare_patch}}};
     lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
     commands.at(cmd).second(o);
     o.parse(argc - 1, argv + 1);
@@ -51,6 +58,7 @@ int main(int argc, char** argv) {
         if (cmd == "train") return cmd_train(o);
         if (cmd == "generate") return cmd_generate(o);
         if (cmd == "eval") return cmd_eval(o);
+        if (cmd == "patch") return cmd_patch(o);
         return cmd_show(o);
     } catch (const UsageError& e) {
         o.usage_error(e.what());

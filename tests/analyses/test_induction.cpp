@@ -8,41 +8,23 @@
 #include "analyses/induction.hpp"
 #include "nn/transformer.hpp"
 #include "tensor/ops.hpp"
+#include "tests/support/hand_built.hpp"
 
 using namespace attnlab;
 using namespace attnlab::lab;
+using attnlab::test::identity_norm;
+using attnlab::test::set;
 
 namespace {
 
 constexpr std::int64_t kV = 8, kT = 8;  // residual stream: token one-hot [0, 8), position [8, 16), previous token [16, 24)
 constexpr double kSharp = 12;           // q and k entries: scores of 12² / √12 ≈ 42 make the softmax one-hot
 
-void set(nn::Transformer& m, const std::string& name, std::int64_t r, std::int64_t c, double v) {
-    for (auto& p : m.named_parameters())
-        if (p.name == name) {
-            Tensor t = p.tensor.detach();
-            Tensor cell = t.narrow(0, r, 1).narrow(1, c, 1);
-            fill_(cell, v);
-            return;
-        }
-    FAIL("no parameter " << name);
-}
-
-// A LayerNorm that gives back its input for rows holding `ones` ones among d zeros and ones.
-void identity_norm(nn::Transformer& m, const std::string& name, std::int64_t ones, std::int64_t d) {
-    const double mu = double(ones) / double(d), sd = std::sqrt(mu - mu * mu + 1e-5);
-    for (auto& p : m.named_parameters()) {
-        if (p.name == name + ".weight") fill_(p.tensor.detach(), sd);
-        if (p.name == name + ".bias") fill_(p.tensor.detach(), mu);
-    }
-}
-
 std::unique_ptr<nn::Transformer> induction_circuit() {
     nn::TransformerConfig c{.vocab_size = kV, .d_model = 3 * kV, .n_heads = 2, .n_layers = 2, .context = kT};
     c.attention_only = true;
     auto m = std::make_unique<nn::Transformer>(c, 1);
-    for (auto& p : m->named_parameters())
-        if (p.name.find("ln") == std::string::npos) fill_(p.tensor.detach(), 0.0);
+    attnlab::test::zero_weights(*m);
     for (std::int64_t t = 0; t < kV; ++t) set(*m, "tok_emb.weight", t, t, 1);
     for (std::int64_t i = 0; i < kT; ++i) set(*m, "pos_emb.weight", i, kV + i, 1);
     identity_norm(*m, "blocks.0.ln1", 2, 3 * kV);  // token + position

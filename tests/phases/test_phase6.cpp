@@ -22,7 +22,8 @@ testing::ProgramRun phase6(std::vector<std::string> args) {
 TEST_CASE("phase 6 answers --help and refuses bad flags with exit status 2", "[phases][cli][phase6]") {
     const auto help = phase6({"--help"});
     CHECK(help.exit_code == 0);
-    CHECK_THAT(help.output, Catch::Contains("--steps N") && Catch::Contains("--seed N") && Catch::Contains("--out DIR"));
+    CHECK_THAT(help.output, Catch::Contains("--steps N") && Catch::Contains("--seed N") && Catch::Contains("--out DIR") &&
+                                Catch::Contains("--checkpoint PATH") && Catch::Contains("--sentence TEXT"));
     for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
              {{"--steps", "10"}, "'10'"}, {{"--steps", "x"}, "'x'"}, {{"--seed", "-1"}, "'-1'"}, {{"--no-such", "1"}, "--no-such"}}) {
         const auto r = phase6(args);
@@ -52,7 +53,18 @@ TEST_CASE("phase 6's default run forms an induction head, and ablating its partn
     REQUIRE(feeder != nullptr);
     CHECK(feeder->at("induction").as_double() < 0.5 * rows.as_array()[0].at("induction").as_double());
     CHECK(feeder->at("loss_repeated").as_double() > 3 * rows.as_array()[0].at("loss_repeated").as_double());
-    for (const char* f : {"induction_loss.png", "induction_scores.png", "induction_heads_before_after.png", "induction_heads_animated.gif"})
+    // Activation patching on agreement: after the last layer the last position holds the whole answer,
+    // after the first the subject's own position holds most of it, and some head carries it to the verb.
+    const Json& patching = m.at("patching");
+    CHECK(patching.at("clean_logit_difference").as_double() > 1);
+    CHECK(patching.at("corrupted_logit_difference").as_double() < -1);
+    const auto& residual = patching.at("residual").as_array();
+    REQUIRE(residual.size() == 2);
+    CHECK(residual[1].at("position_5").as_double() == 1.0);
+    CHECK(residual[0].at("position_2").as_double() > 0.5);
+    CHECK(patching.at("carriers").size() >= 1);
+    for (const char* f : {"induction_loss.png", "induction_scores.png", "induction_heads_before_after.png", "induction_heads_animated.gif",
+                          "patching_residual.png", "patching_heads.png"})
         CHECK(fs::exists(out / "phase6" / f));
     fs::remove_all(out);
 }

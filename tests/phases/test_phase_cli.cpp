@@ -165,7 +165,8 @@ std::vector<std::string> strings(const Json& a) {
 }  // namespace
 
 TEST_CASE("every phase answers --help with its flags, and refuses an unknown flag", "[phases][cli]") {
-    for (const std::string p : {"phase1_single_head", "phase2_multi_head", "phase3_visualization", "phase4_causal", "phase5_seq2seq"}) {
+    for (const std::string p :
+         {"phase1_single_head", "phase2_multi_head", "phase3_visualization", "phase4_causal", "phase5_seq2seq", "phase6_inside"}) {
         const auto help = spawn(p, {"--help"});
         INFO(p << ":\n" << help.output);
         CHECK(help.exit_code == 0);
@@ -179,7 +180,7 @@ TEST_CASE("every phase answers --help with its flags, and refuses an unknown fla
 
 TEST_CASE("--sentence and --checkpoint: an unknown word lists the nearest known ones; a bad file is named",
           "[phases][cli]") {
-    for (const std::string p : {"phase1_single_head", "phase2_multi_head", "phase3_visualization", "phase4_causal"}) {
+    for (const std::string p : {"phase1_single_head", "phase2_multi_head", "phase3_visualization", "phase4_causal", "phase6_inside"}) {
         const std::string model = p == "phase1_single_head" ? "single_head_model" : p == "phase2_multi_head" ? "multi_head_model"
                                                                                                            : "causal_model";
         check_rejected(p, {"--checkpoint", fixture().ckpt(model), "--sentence", "the dgo sat"}, "--sentence", "'the dgo sat'",
@@ -503,4 +504,34 @@ TEST_CASE("the step checker: headings must follow main()'s sections in order", "
     CHECK_THAT(steps_out_of_order(steps_main_calls("int main() { section2_a(p); section1_b(p); }"), printed_steps("=== 1. A ===\n")),
                Catch::Contains("main() calls section1_b( after section2_a("));
     CHECK(steps_out_of_order(calls, {}) == "no step headings printed");
+}
+
+TEST_CASE("phase 6 patches the learner's checkpoint and sentence, and refuses a sentence without agreement",
+          "[phases][cli][phase6]") {
+    const std::string causal = fixture().ckpt("causal_model");
+    check_rejected("phase6_inside", {"--checkpoint", causal, "--sentence", "the cat sat on the mat"}, "--sentence",
+                   "the cat sat on the mat", "the verb 'sat' does not agree with its subject");
+    check_rejected("phase6_inside", {"--checkpoint", causal, "--sentence", "this cat sleeps"}, "--sentence", "this cat sleeps",
+                   "not a sentence of the grammar");
+    check_rejected("phase6_inside", {"--checkpoint", causal, "--sentence", "the cat on the mat"}, "--sentence",
+                   "the cat on the mat", "no subject followed by its verb");
+    check_rejected("phase6_inside", {"--checkpoint", fixture().ckpt("multi_head_model")}, "--checkpoint", "multi_head_model",
+                   "causal model");
+    const std::string corpus = write_corpus(fixture().out("p6_corpus"), "the cat sleeps on the mat\n");
+    const std::string words = tiny_corpus_model(corpus, lab::Task::causal, true, fixture().out("p6_corpus") + "/words.safetensors");
+    check_rejected("phase6_inside", {"--checkpoint", words}, "--checkpoint", "words.safetensors", "`tinygpt patch`");
+
+    const std::string out = fixture().out("p6");
+    const Json m = run_ok("phase6_inside", {"--checkpoint", causal, "--sentence", "my mice under the chair chase the dog",
+                                            "--steps", "100", "--out", out}, out, 6);
+    const Json& p = m.at("patching");
+    CHECK(p.at("sentence").at("clean").as_string() == "my mice under the chair");
+    CHECK(p.at("sentence").at("corrupted").as_string() == "my mouse under the chair");
+    // The tiny model has 1 layer of 2 heads: its residual stream after the last layer, at the last
+    // position, is everything the logits read.
+    const Json& last = p.at("sentence").at("residual").as_array().back();
+    CHECK(last.at("layer").as_string() == "L1");
+    CHECK(last.at("position_5").as_double() == 1.0);
+    CHECK(p.at("heads").size() == 2);
+    for (const char* f : {"patching_residual.png", "patching_heads.png"}) CHECK(fs::exists(fs::path(out) / "phase6" / f));
 }

@@ -691,3 +691,45 @@ TEST_CASE("tinygpt generate --slide goes past the context; --top-p samples a nuc
         {"--slide takes no value", {"generate", "--checkpoint", ck, "--prompt", "the", "--slide", "yes"}, 2, "--slide is a switch"},
     });
 }
+
+TEST_CASE("tinygpt patch: any causal model, two texts of one length, one token each", "[tools][tinygpt][cli][patch]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors"), chars = at("char.safetensors");
+    const auto patch = [&](const std::string& model, const std::string& clean, const std::string& corrupted, const std::string& answer,
+                           const std::string& wrong, const std::string& out) {
+        return std::vector<std::string>{"patch", "--checkpoint", model, "--clean", clean, "--corrupted", corrupted,
+                                        "--answer", answer, "--wrong", wrong, "--out", out};
+    };
+    run_cases({
+        {"a bad flag", {"patch", "--no-such", "1"}, 2, "--no-such"},
+        {"no --clean", {"patch", "--checkpoint", ck, "--corrupted", "the cats", "--answer", "sleep", "--wrong", "sleeps", "--out", at("patch_x")}, 2, "--clean"},
+        {"texts of different lengths", patch(ck, "the cat", "the big cats", "sleeps", "sleep", at("patch_x")), 2,
+         "--clean 'the cat' is 3 tokens and --corrupted 'the big cats' 4"},
+        {"an answer of two tokens", patch(ck, "the cat", "the cats", "the cat", "sleep", at("patch_x")), 2, "--answer 'the cat' is 2 tokens"},
+        {"the same answer and wrong token", patch(ck, "the cat", "the cats", "sleeps", "sleeps", at("patch_x")), 2, "the same token 'sleeps'"},
+        {"an unknown word names its flag", patch(ck, "the zebra", "the cats", "sleeps", "sleep", at("patch_x")), 1,
+         "--clean 'the zebra': WordTokenizer: unknown word 'zebra'"},
+        {"an unknown answer", patch(ck, "the cat", "the cats", "purrs", "sleep", at("patch_x")), 1, "--answer 'purrs': WordTokenizer: unknown word 'purrs'"},
+        {"a bidirectional model", patch(at("mh.safetensors"), "the cat", "the cats", "sleeps", "sleep", at("patch_x")), 2, "bidirectional"},
+        {"identical texts: nothing to restore", patch(ck, "the cat", "the cat", "sleeps", "sleep", at("patch_x")), 1, "same logit difference"},
+        {"--out is a file", patch(ck, "the cat", "the cats", "sleeps", "sleep", at("corpus.txt")), 2, "exists and is not a directory"},
+    });
+    // A model of the toy grammar, and one of a corpus (characters): the last layer's residual
+    // stream at the last position restores everything; every head of the 1-layer model has a cell.
+    for (const auto& [model, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+             {ck, patch(ck, "the cat near the dogs", "the cats near the dogs", "sleeps", "sleep", at("patch_grammar"))},
+             {chars, patch(chars, "the ca", "the ma", "t", "s", at("patch_chars"))}}) {
+        const testing::ProgramRun r = tinygpt(args);
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.output, Contains("the head that restores the most: L1 H"));
+        const std::string out = args.back();
+        const Json j = load_json(out + "/patch.json");
+        const Json& residual = j.at("residual");
+        REQUIRE(residual.size() == 1);
+        CHECK(residual.as_array()[0].as_array().back().as_double() == 1.0);
+        CHECK(j.at("heads").as_array()[0].size() == 2);
+        CHECK(j.at("clean_logit_difference").as_double() != j.at("corrupted_logit_difference").as_double());
+        for (const char* f : {"patch_residual.png", "patch_heads.svg"}) CHECK(fs::exists(out + "/" + f));
+    }
+}
