@@ -8,7 +8,10 @@
 // the previous token and a layer-2 head starts attending to the token after the current
 // token's previous occurrence (analyses/induction.hpp). The phase draws that moment, the two
 // heads before and after it, and proves the circuit by ablation: switching the previous-token
-// head off undoes the induction head.
+// head off undoes the induction head. Then it opens the grammar's causal model (phase 4's):
+// the logit lens reads its residual stream after every layer against the grammar's exact next
+// word (phases/phase6_lens.hpp), and temperature, top-k and top-p reshape its next-token
+// distribution (phases/phase6_sampling.hpp).
 // `phase6 --help` lists the settings: the seed, the training steps and learning rate, --out.
 // Also writes out/data/phase6_induction_head.npy (the induction head's attention) for the summary sheet.
 #include <algorithm>
@@ -18,6 +21,8 @@
 #include "analyses/induction.hpp"
 #include "app/report.hpp"
 #include "experiments/induction_experiment.hpp"
+#include "phases/phase6_lens.hpp"
+#include "phases/phase6_sampling.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
@@ -186,7 +191,7 @@ void section1b_ablation(Phase6& p) {
 
 int main(int argc, char** argv) try {
     const auto t_start = std::chrono::steady_clock::now();
-    lab::Options opt("phase6", "Phase 6: look inside a trained model (induction heads forming).");
+    lab::Options opt("phase6", "Phase 6: look inside a trained model (induction heads forming, the logit lens, sampling).");
     add_common_flags(opt, {.phase = "phase6", .model = "", .seed = 0, .sentence = false});
     opt.add("steps", "N", "2000", "training steps of the induction model");
     opt.add("lr", "X", "0.0003", "AdamW's learning rate for the induction model");
@@ -199,6 +204,8 @@ int main(int argc, char** argv) try {
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
     section1_induction_heads_forming(p);
     section1b_ablation(p);
+    phase6::section3_logit_lens(p);
+    phase6::section4_sampling(p);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 6 done in %.1f s\n", p.m["seconds"].as_double());

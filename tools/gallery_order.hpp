@@ -49,6 +49,10 @@ inline const std::map<int, std::vector<std::string>>& figure_order() {
              "attention_cost", "fused_attention_cost", "online_softmax",              // 10, 11.
              "hard_vs_soft", "attention_dropout", "learned_vs_sinusoidal",            // 12, 12b, 13.
              "architectures_accuracy", "architectures_gradient", "architectures_time"}},  // 14.
+        {6, {"induction_heads_before_after",                                          // 1. (the summary's figure)
+             "induction_loss", "induction_scores", "induction_heads_animated",        // 1.
+             "logit_lens", "logit_lens_kl",                                           // 3. the logit lens
+             "sampling"}},                                                            // 4. temperature, top-k, top-p
     };
     return order;
 }
