@@ -88,6 +88,17 @@ std::vector<double> kl_to_exact(const LogitLens& lens, const std::vector<std::ve
 
 std::string lens_layer_name(std::size_t l) { return l == 0 ? "embedding" : "block " + std::to_string(l); }
 
+std::string lens_top_lines(const LogitLens& lens, const std::vector<std::string>& vocab) {
+    std::string out;
+    for (std::size_t l = 0; l < lens.top.size(); ++l) {
+        std::string name = lens_layer_name(l);
+        out += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 0, ' ');
+        for (std::int64_t id : lens.top[l]) out += " " + vocab.at(static_cast<std::size_t>(id));
+        out += "\n";
+    }
+    return out;
+}
+
 plots::Figure logit_lens_figure(const LogitLens& lens, const std::vector<std::string>& tokens,
                                 const std::vector<std::string>& vocab, const std::string& title) {
     plots::Matrix colour;

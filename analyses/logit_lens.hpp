@@ -50,4 +50,8 @@ plots::Figure logit_lens_figure(const LogitLens& lens, const std::vector<std::st
 // "embedding", "block 1", … : the names of the L + 1 readings.
 std::string lens_layer_name(std::size_t l);
 
+// One line per reading, its name and then its top token at each position (`vocab`: id -> text):
+// "  block 1    the tree didn't <eos>\n".
+std::string lens_top_lines(const LogitLens& lens, const std::vector<std::string>& vocab);
+
 }  // namespace attnlab::lab

@@ -57,12 +57,7 @@ void section3_logit_lens(phase::Frame& p) {
         all.add(l, lab::kl_to_exact(l, lab::exact_next_tokens(g, row, context)));
     }
     std::printf("each reading: softmax(head(ln_f(x))) of the residual stream x; its top token at each position of "
-                "\"%s\":\n", phase::kToySentence.c_str());
-    for (std::size_t l = 0; l < lens.top.size(); ++l) {
-        std::printf("  %-10s", lab::lens_layer_name(l).c_str());
-        for (std::int64_t id : lens.top[l]) std::printf(" %s", s.ck.info.vocab.at(static_cast<std::size_t>(id)).c_str());
-        std::printf("\n");
-    }
+                "\"%s\":\n%s", phase::kToySentence.c_str(), lab::lens_top_lines(lens, s.ck.info.vocab).c_str());
     lab::Table t({{"layer", "reading after", 13, -1},
                   {"index", "l", 2, -1},
                   {"kl_sentence", "KL this sentence", 16, 3},
