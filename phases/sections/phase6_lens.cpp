@@ -3,7 +3,7 @@
 
 #include "analyses/logit_lens.hpp"
 #include "app/report.hpp"
-#include "plots/line_chart.hpp"
+#include "plots/bar_chart.hpp"
 
 namespace attnlab::phase6 {
 
@@ -59,14 +59,15 @@ void section3_logit_lens(phase::Frame& p) {
     std::printf("each reading: softmax(head(ln_f(x))) of the residual stream x; its top token at each position of "
                 "\"%s\":\n%s", phase::kToySentence.c_str(), lab::lens_top_lines(lens, s.ck.info.vocab).c_str());
     lab::Table t({{"layer", "reading after", 13, -1},
-                  {"index", "l", 2, -1},
                   {"kl_sentence", "KL this sentence", 16, 3},
                   {"kl_sentences", "KL " + std::to_string(kSentences) + " sentences", 16, 3},
                   {"agrees_with_last", "top = last layer's", 18, 3}});
     t.print_header();
-    for (std::size_t l = 0; l < lens.top.size(); ++l)
-        t.row({lab::lens_layer_name(l), std::int64_t(l), kl_sentence[l], all.kl[l] / double(all.positions),
-               all.agree[l] / double(all.positions)});
+    std::vector<std::string> names;
+    for (std::size_t l = 0; l < lens.top.size(); ++l) {
+        names.push_back(lab::lens_layer_name(l));
+        t.row({names.back(), kl_sentence[l], all.kl[l] / double(all.positions), all.agree[l] / double(all.positions)});
+    }
     const std::vector<double> kl = t.column("kl_sentences");
     std::printf("KL(exact || reading), nats per position: %.3f after the embedding, %.3f after the last block; the "
                 "last block's reading is the model's own prediction\n", kl.front(), kl.back());
@@ -91,14 +92,12 @@ void section3_logit_lens(phase::Frame& p) {
                  "Phase 6: the residual stream after the embedding and after each block, read through the final "
                  "LayerNorm and the output head; each cell names the token that reading ranks first, its colour is "
                  "the probability it gives the token the last layer ranks first (p(final top)).");
-    p.out.figure(plots::line_chart({t.series("index", "kl_sentences", {.name = std::to_string(kSentences) + " sentences"}),
-                                    t.series("index", "kl_sentence", {.name = "\"" + phase::kToySentence + "\"", .dashed = true})},
-                                   {.title = "How far each layer's reading is from the exact next word",
-                                    .x_title = "reading after layer l (0 = the embedding)",
-                                    .y_title = "KL(exact || reading), nats"}),
+    p.out.figure(plots::bar_chart(names, kl, {.title = "Distance of each reading from the exact next word",
+                                              .value_title = "KL(exact || reading), nats per position",
+                                              .category_title = "reading after", .decimals = 3}),
                  "logit_lens_kl",
                  "Phase 6: KL from the grammar's exact next-word distribution to each layer's logit-lens reading, "
-                 "per position, averaged over sentences the grammar draws; the last point is the model's own "
+                 "per position, averaged over 200 sentences the grammar draws; the last bar is the model's own "
                  "prediction.");
 }
 
