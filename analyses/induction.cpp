@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "autograd/node.hpp"
 #include "tensor/error.hpp"
 #include "tensor/ops.hpp"
 
@@ -64,6 +65,42 @@ double uniform_causal_score(std::int64_t T) {
     double s = 0;
     for (std::int64_t i = 1; i < T; ++i) s += 1.0 / static_cast<double>(i + 1);
     return T < 2 ? 0.0 : s / static_cast<double>(T - 1);
+}
+
+RepeatedRows repeated_random_rows(std::int64_t rows, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                                  const std::vector<std::int64_t>& prefix, Generator& gen) {
+    if (rows < 1 || n < 1 || lo >= hi)
+        throw ValueError("repeated_random_rows: " + std::to_string(rows) + " rows of " + std::to_string(n) +
+                         " tokens from [" + std::to_string(lo) + ", " + std::to_string(hi) + "); needs rows, n >= 1 and lo < hi");
+    const auto P = static_cast<std::int64_t>(prefix.size()), T = P + 2 * n;
+    std::vector<std::int64_t> ids, repeat;
+    for (std::int64_t b = 0; b < rows; ++b) {
+        std::vector<std::int64_t> x;
+        for (std::int64_t i = 0; i < n; ++i) x.push_back(lo + static_cast<std::int64_t>(gen.below(static_cast<std::uint64_t>(hi - lo))));
+        ids.insert(ids.end(), prefix.begin(), prefix.end());
+        ids.insert(ids.end(), x.begin(), x.end());
+        ids.insert(ids.end(), x.begin(), x.end());
+        for (std::int64_t t = 0; t < T; ++t) repeat.push_back(t >= P + n);
+    }
+    return {from_vector(ids, {rows, T}), from_vector(repeat, {rows, T})};
+}
+
+HeadScores head_scores(nn::Transformer& model, const Tensor& ids, const Tensor& queries) {
+    NoGradGuard no_grad;
+    const bool was_training = model.is_training();
+    model.eval();
+    model.trace().enabled = true;
+    model.trace().clear();
+    model.forward(ids);
+    HeadScores s;
+    for (const Tensor& w : model.trace().layers) {  // [B, H, T, T]
+        s.previous.push_back(previous_token_scores(w));
+        s.induction.push_back(induction_scores(w, ids, queries));
+    }
+    model.trace().enabled = false;
+    model.trace().clear();
+    model.train(was_training);
+    return s;
 }
 
 }  // namespace attnlab::lab

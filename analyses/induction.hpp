@@ -16,6 +16,8 @@
 #pragma once
 #include <vector>
 
+#include "nn/transformer.hpp"
+#include "tensor/rng.hpp"
 #include "tensor/tensor.hpp"
 
 namespace attnlab::lab {
@@ -31,5 +33,21 @@ std::vector<double> induction_scores(const Tensor& weights, const Tensor& ids, c
 // The mean attention of a uniform causal head to one key, over queries i ≥ 1 of a row of T:
 // mean of 1/(i + 1). What a head scores on either measure when it has learnt nothing.
 double uniform_causal_score(std::int64_t T);
+
+// Rows "prefix x_1 … x_n x_1 … x_n" with every x drawn uniformly from the token ids [lo, hi):
+// a repeat any model of those tokens can only complete by induction. ids [B, T] int64 and
+// repeat [B, T] int64 0 / 1 marking the second copy's positions (the queries to score).
+struct RepeatedRows {
+    Tensor ids, repeat;
+};
+RepeatedRows repeated_random_rows(std::int64_t rows, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                                  const std::vector<std::int64_t>& prefix, Generator& gen);
+
+// Every head's two scores, [layer][head], from one forward pass of `model` on ids [B, T] with its
+// attention traced (no gradient recorded); induction scores over `queries` as above.
+struct HeadScores {
+    std::vector<std::vector<double>> previous, induction;
+};
+HeadScores head_scores(nn::Transformer& model, const Tensor& ids, const Tensor& queries = Tensor());
 
 }  // namespace attnlab::lab

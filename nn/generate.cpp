@@ -28,18 +28,21 @@ void check_options(const GenerateOptions& o, const std::string& who) {
     }
 }
 
-std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Generator& gen) {
-    check_options(o, "choose_token");
+Candidates sampling_candidates(const Tensor& logits, const GenerateOptions& o) {
+    check_options(o, "sampling_candidates");
     const std::vector<double> z = logits.to_vector<double>();
     const std::size_t V = z.size();
-    std::vector<std::size_t> order(V);
+    std::vector<std::int64_t> order(V);
     std::iota(order.begin(), order.end(), 0);
     // Ties go to the lower id, as argmax does, so greedy decoding is reproducible.
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return z[a] > z[b]; });
-    if (o.temperature == 0) return static_cast<std::int64_t>(order[0]);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return z[static_cast<std::size_t>(a)] > z[static_cast<std::size_t>(b)];
+    });
+    if (o.temperature == 0) return {{order[0]}, {1.0}, 1.0};
     const std::size_t k = o.top_k > 0 ? std::min<std::size_t>(V, static_cast<std::size_t>(o.top_k)) : V;
+    const double z_max = z[static_cast<std::size_t>(order[0])];
     std::vector<double> p(k);
-    for (std::size_t i = 0; i < k; ++i) p[i] = std::exp((z[order[i]] - z[order[0]]) / o.temperature);
+    for (std::size_t i = 0; i < k; ++i) p[i] = std::exp((z[static_cast<std::size_t>(order[i])] - z_max) / o.temperature);
     double total = std::accumulate(p.begin(), p.end(), 0.0);
     std::size_t kept = k;
     if (o.top_p < 1) {  // nucleus: the most likely tokens until their share reaches top_p (at least one)
@@ -47,10 +50,24 @@ std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Genera
         for (kept = 0; kept < k && mass < o.top_p * total;) mass += p[kept++];
         total = mass;
     }
-    double u = gen.uniform() * total;
-    for (std::size_t i = 0; i < kept; ++i)
-        if ((u -= p[i]) < 0) return static_cast<std::int64_t>(order[i]);
-    return static_cast<std::int64_t>(order[kept - 1]);  // u landed on the rounding edge
+    order.resize(kept), p.resize(kept);
+    return {order, p, total};
+}
+
+std::int64_t choose_token(const Tensor& logits, const GenerateOptions& o, Generator& gen) {
+    const Candidates c = sampling_candidates(logits, o);
+    if (o.temperature == 0) return c.tokens[0];
+    double u = gen.uniform() * c.total;
+    for (std::size_t i = 0; i < c.tokens.size(); ++i)
+        if ((u -= c.weights[i]) < 0) return c.tokens[i];
+    return c.tokens.back();  // u landed on the rounding edge
+}
+
+std::vector<double> next_token_distribution(const Tensor& logits, const GenerateOptions& o) {
+    const Candidates c = sampling_candidates(logits, o);
+    std::vector<double> p(static_cast<std::size_t>(logits.numel()), 0.0);
+    for (std::size_t i = 0; i < c.tokens.size(); ++i) p[static_cast<std::size_t>(c.tokens[i])] = c.weights[i] / c.total;
+    return p;
 }
 
 std::string describe_stop(const Generation& g, const GenerateOptions& o, std::int64_t context) {

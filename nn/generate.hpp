@@ -47,8 +47,24 @@ struct Generation {
 // be generated).
 Generation generate(Transformer& model, const std::vector<std::int64_t>& prompt, const GenerateOptions& options = {});
 
-// The choice rule on one row of logits [V] (greedy, or sampled with temperature, top-k and top-p).
+// The tokens the choice rule may pick from one row of logits [V], most likely first (ties: the
+// lower id first), with their weights exp((z − z_max) / temperature): the k most likely with
+// top-k, then the fewest of those whose weight reaches top_p of theirs (at least one). Weights
+// are not normalised; total is their sum, added in this order. Temperature 0 keeps the argmax alone.
+struct Candidates {
+    std::vector<std::int64_t> tokens;
+    std::vector<double> weights;
+    double total = 0;
+};
+Candidates sampling_candidates(const Tensor& logits, const GenerateOptions& options);
+
+// The choice rule on one row of logits [V] (greedy, or sampled with temperature, top-k and top-p):
+// one draw among sampling_candidates, each with probability weight / total.
 std::int64_t choose_token(const Tensor& logits, const GenerateOptions& options, Generator& gen);
+
+// The distribution choose_token draws from, over all V tokens: weight / total for each
+// candidate, 0 for every token the cut-offs leave out (one-hot at the argmax for temperature 0).
+std::vector<double> next_token_distribution(const Tensor& logits, const GenerateOptions& options);
 
 // "3 tokens: <eos> was produced", "28 of 200 tokens: the context of 32 positions is full".
 std::string describe_stop(const Generation& g, const GenerateOptions& options, std::int64_t context);

@@ -11,7 +11,9 @@
 // head off undoes the induction head.
 // Section 2 patches activations of the grammar's causal model (phases/phase6_patching.hpp): which
 // heads carry the subject's number to the verb that agrees with it, and whether the noun in
-// between competes.
+// between competes. Sections 3 and 4 open the same model: the logit lens reads its residual
+// stream after every layer against the grammar's exact next word (phases/phase6_lens.hpp), and
+// temperature, top-k and top-p reshape its next-token distribution (phases/phase6_sampling.hpp).
 // `phase6 --help` lists the settings: the seed, the training steps and learning rate, the causal
 // model (--checkpoint) and the agreement sentence section 2 patches (--sentence), --out.
 // Also writes out/data/phase6_induction_head.npy (the induction head's attention) for the summary sheet.
@@ -22,7 +24,9 @@
 #include "analyses/induction.hpp"
 #include "app/report.hpp"
 #include "experiments/induction_experiment.hpp"
+#include "phases/phase6_lens.hpp"
 #include "phases/phase6_patching.hpp"
+#include "phases/phase6_sampling.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
@@ -191,7 +195,8 @@ void section1b_ablation(Phase6& p) {
 
 int main(int argc, char** argv) try {
     const auto t_start = std::chrono::steady_clock::now();
-    lab::Options opt("phase6", "Phase 6: look inside a trained model (induction heads forming, activation patching).");
+    lab::Options opt("phase6", "Phase 6: look inside a trained model (induction heads forming, activation patching, "
+                               "the logit lens, sampling).");
     add_common_flags(opt, {.phase = "phase6", .model = "causal_model", .seed = 0, .sentence = false});
     opt.add("sentence", "TEXT", kAgreementSentence, "section 2's clean sentence: a subject and its present-tense verb; "
                                                     "its corrupted twin has the subject in the other number");
@@ -208,6 +213,8 @@ int main(int argc, char** argv) try {
     section1_induction_heads_forming(p);
     section1b_ablation(p);
     section2_activation_patching(p, patching);
+    phase6::section3_logit_lens(p);
+    phase6::section4_sampling(p);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     p.out.save_metrics();
     std::printf("phase 6 done in %.1f s\n", p.m["seconds"].as_double());

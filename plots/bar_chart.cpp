@@ -29,6 +29,7 @@ layout::Ticks value_ticks(const std::vector<double>& values, const BarChartOptio
     double lo = 0, hi = 0;
     for (double v : values) lo = std::min(lo, v), hi = std::max(hi, v);
     if (o.reference) lo = std::min(lo, *o.reference), hi = std::max(hi, *o.reference);
+    if (o.value_max) hi = std::max(hi, *o.value_max);
     layout::Ticks t = layout::linear_ticks(lo, hi, 5);
     double step = t.values.size() > 1 ? t.values[1] - t.values[0] : 1;
     for (int guard = 0; guard < 4; ++guard) {
@@ -56,6 +57,7 @@ Figure bar_chart(const std::vector<std::string>& labels, const std::vector<doubl
         throw ShapeError("bar_chart: " + std::to_string(labels.size()) + " labels for " +
                          std::to_string(values.size()) + " values");
     if (o.reference) check_finite("bar_chart", "reference", {*o.reference});
+    if (o.value_max) check_finite("bar_chart", "value_max", {*o.value_max});
     check_option("bar_chart", "plot_length", o.plot_length, 40, 4000);
     check_option("bar_chart", "decimals", o.decimals, 0, 6);
 

@@ -24,6 +24,7 @@ struct BarChartOptions {
     Color color = palette::categorical(0);
     std::optional<double> reference{};  // draws a dashed line at this value
     std::string reference_label{};      // e.g. "uniform max ln 6"
+    std::optional<double> value_max{};  // the value axis reaches at least this: several charts on one scale
     double plot_length = 260;         // pixels along the value axis
 };
 

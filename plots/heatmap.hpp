@@ -29,6 +29,7 @@ struct HeatmapOptions {
     std::optional<double> vmin{}, vmax{};  // colour range; default: the data's (symmetric if diverging)
     bool annotate = false;             // write each value in its cell
     int decimals = 2;                  // ... with this many decimals
+    std::vector<std::vector<std::string>> cell_text{};  // same shape: written in the cells instead of values; empty = none
     std::vector<std::vector<bool>> mask{};  // same shape as the matrix, true = masked; empty = none
     std::string mask_label = "masked (not attended to)";
     std::string colorbar_label{};

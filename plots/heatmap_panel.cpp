@@ -42,6 +42,13 @@ void check_panel_options(const char* chart, const Matrix& m, const HeatmapOption
             throw ShapeError(std::string(chart) + ": mask is [" + std::to_string(options.mask.size()) + " x " +
                              std::to_string(options.mask[0].size()) + "(row 0)] but the matrix is " + shape_string(m));
     }
+    if (!options.cell_text.empty()) {
+        bool fits = options.cell_text.size() == m.size();
+        for (std::size_t r = 0; fits && r < m.size(); ++r) fits = options.cell_text[r].size() == m[r].size();
+        if (!fits)
+            throw ShapeError(std::string(chart) + ": cell_text has " + std::to_string(options.cell_text.size()) +
+                             " rows of differing or wrong length; the matrix is " + shape_string(m));
+    }
     check_option(chart, "decimals", options.decimals, 0, 6);
     check_option(chart, "cell_size", options.cell_size, 0, 400);
 }
@@ -53,6 +60,8 @@ PanelGeometry measure_panel(const Matrix& m, const HeatmapOptions& options, doub
     g.cell = options.cell_size > 0 ? options.cell_size : min_cell;
     if (options.cell_size <= 0 && options.annotate)
         g.cell = std::max(g.cell, text_width("-" + layout::format_fixed(0, options.decimals)) + 10);
+    for (const auto& row : options.cell_text)  // words: the cell grows to the widest
+        if (options.cell_size <= 0) g.cell = std::max(g.cell, layout::max_text_width(row) + 10);
     g.cell = std::round(g.cell);  // whole pixels keep every cell edge crisp
     double widest_col = layout::max_text_width(g.col_labels);
     g.vertical_col_labels = widest_col > g.cell - 6;
@@ -93,7 +102,10 @@ void draw_panel(Figure& figure, Point origin, const Matrix& m, const HeatmapOpti
             }
             Color fill = sample(options.colormap, range(m[r][c]));
             figure.add(Rect{.box = box, .fill = fill});
-            if (options.annotate)
+            if (!options.cell_text.empty())
+                figure.add(Text{.at = box.center(), .text = options.cell_text[r][c], .color = contrasting_text(fill),
+                                .halign = HAlign::center, .valign = VAlign::middle});
+            else if (options.annotate)
                 figure.add(Text{.at = box.center(), .text = layout::format_fixed(m[r][c], options.decimals),
                                 .color = contrasting_text(fill), .halign = HAlign::center,
                                 .valign = VAlign::middle});

@@ -100,7 +100,11 @@ const std::map<int, std::vector<Headline>> kHeadlines = {
     {6, {{"step at which the repeats are learnt", {"induction", "collapse_step"}, 0},
          {"loss on the repeated half", {"induction", "final", "loss_repeated"}},
          {"induction score of the induction head", {"induction", "final", "induction_score"}},
-         {"previous-token score of its partner", {"induction", "final", "previous_token_score"}}}},
+         {"previous-token score of its partner", {"induction", "final", "previous_token_score"}},
+         {"logit lens: KL(exact || reading) after the embedding", {"logit_lens", "kl_embedding"}},
+         {"logit lens: KL(exact || model), after the last block", {"logit_lens", "kl_model"}},
+         {"next-word entropy at T 1 (nats)", {"sampling", "settings", "T 1", "entropy"}},
+         {"the grammar's exact next-word entropy", {"sampling", "settings", "exact", "entropy"}}}},
 };
 
 std::vector<std::string> headline_numbers(int phase, const Json& metrics, const std::string& file) {

@@ -51,7 +51,9 @@ inline const std::map<int, std::vector<std::string>>& figure_order() {
              "architectures_accuracy", "architectures_gradient", "architectures_time"}},  // 14.
         {6, {"induction_heads_before_after",                                          // 1. the two heads of the circuit
              "induction_loss", "induction_scores", "induction_heads_animated",        // 1.
-             "patching_residual", "patching_heads"}},                                 // 2. activation patching
+             "patching_residual", "patching_heads",                                   // 2. activation patching
+             "logit_lens", "logit_lens_kl",                                           // 3. the logit lens
+             "sampling"}},                                                            // 4. temperature, top-k, top-p
     };
     return order;
 }

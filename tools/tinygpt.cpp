@@ -5,6 +5,8 @@
 //   tinygpt generate --checkpoint F --prompt "the cat" [--tokens N] [--temperature T] [--top-k K] ...
 //   tinygpt eval     --checkpoint F --prompt "..." [--dump-logits F.npy] [--dump-attention F.npy]
 //   tinygpt patch    --checkpoint F --clean "..." --corrupted "..." --answer W --wrong W --out DIR
+//   tinygpt lens     --checkpoint F --prompt "the cat" --out DIR
+//   tinygpt induction --checkpoint F --out DIR [--length N] [--rows N] [--seed N]
 //
 // Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
@@ -32,7 +34,9 @@ int main(int argc, char** argv) {
                          {"generate", "continue a prompt with a trained causal model (KV-cached)"},
                          {"eval", "per-token loss of a prompt; dump logits and attention as .npy"},
                          {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"},
-                         {"patch", "activation patching: which layer, position and head carry what two texts differ in"}});
+                         {"patch", "activation patching: which layer, position and head carry what two texts differ in"},
+                         {"lens", "the logit lens: what a causal model predicts after each layer, on your text"},
+                         {"induction", "each head's previous-token and induction scores on repeated random tokens"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
                    "What it writes: --out, its loss CSV and, while it runs, --out.lock; nothing else. An empty path,\n"
@@ -50,7 +54,12 @@ int main(int argc, char** argv) {
                    "again with one activation copied from the clean run (the residual stream after each layer at each\n"
                    "position; each head's output at the last position), and print and draw the share of the logit\n"
                    "difference --answer minus --wrong that each copy restores.",
-                   declare_patch}}};
+                   declare_patch}},
+        {"lens", {"The logit lens of a causal --checkpoint on --prompt: the residual stream after each layer read\n"
+                  "through the final LayerNorm and the output head. A model of the toy grammar is also measured\n"
+                  "against the grammar's exact next word (KL per layer).", declare_lens}},
+        {"induction", {"Score every head of a causal --checkpoint as a previous-token head and as an induction head,\n"
+                       "on rows of random tokens of its vocabulary that repeat once.", declare_induction}}};
     lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
     commands.at(cmd).second(o);
     o.parse(argc - 1, argv + 1);
@@ -59,6 +68,8 @@ int main(int argc, char** argv) {
         if (cmd == "generate") return cmd_generate(o);
         if (cmd == "eval") return cmd_eval(o);
         if (cmd == "patch") return cmd_patch(o);
+        if (cmd == "lens") return cmd_lens(o);
+        if (cmd == "induction") return cmd_induction(o);
         return cmd_show(o);
     } catch (const UsageError& e) {
         o.usage_error(e.what());

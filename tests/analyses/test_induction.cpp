@@ -4,6 +4,7 @@
 // against that subspace, so it attends to the position after the token's previous occurrence.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <set>
 
 #include "analyses/induction.hpp"
 #include "nn/transformer.hpp"
@@ -91,4 +92,37 @@ TEST_CASE("induction scores: only the chosen queries with an earlier occurrence 
     CHECK(uniform_causal_score(3) == Approx((0.5 + 1.0 / 3) / 2));
     CHECK_THROWS_WITH(induction_scores(w, from_vector<std::int64_t>({5, 6, 5}, {1, 3})), Catch::Contains("induction_scores: ids"));
     CHECK_THROWS_WITH(previous_token_scores(zeros({1, 4, 4})), Catch::Contains("[B, H, T, T]"));
+}
+
+TEST_CASE("head_scores: every head of the hand-built circuit, from one traced forward pass", "[analyses][induction]") {
+    auto m = induction_circuit();
+    const Tensor ids = from_vector<std::int64_t>({7, 1, 2, 3, 4, 1, 2, 3}, {1, kT});
+    const HeadScores s = head_scores(*m, ids);
+    REQUIRE(s.previous.size() == 2);
+    REQUIRE(s.previous[0].size() == 2);
+    CHECK(s.previous[0][0] == Approx(1).margin(1e-4));
+    CHECK(s.induction[1][0] == Approx(1).margin(1e-4));
+    CHECK(s.induction[1][1] == Approx((1.0 / 6 + 1.0 / 7 + 1.0 / 8) / 3).margin(1e-4));
+    CHECK_FALSE(m->trace().enabled);  // left as it was found
+}
+
+TEST_CASE("repeated random rows: a prefix, n tokens of the range, the same n again", "[analyses][induction]") {
+    Generator gen(3);
+    const RepeatedRows r = repeated_random_rows(5, 6, 4, 10, {1}, gen);
+    REQUIRE(r.ids.shape() == Shape{5, 13});
+    const std::vector<std::int64_t> ids = r.ids.to_vector<std::int64_t>(), rep = r.repeat.to_vector<std::int64_t>();
+    std::set<std::int64_t> seen;
+    for (std::int64_t b = 0; b < 5; ++b) {
+        CHECK(ids[static_cast<std::size_t>(b * 13)] == 1);
+        for (std::int64_t i = 1; i <= 6; ++i) {
+            const std::int64_t x = ids[static_cast<std::size_t>(b * 13 + i)];
+            CHECK((x >= 4 && x < 10));
+            CHECK(ids[static_cast<std::size_t>(b * 13 + i + 6)] == x);
+            CHECK(rep[static_cast<std::size_t>(b * 13 + i)] == 0);
+            CHECK(rep[static_cast<std::size_t>(b * 13 + i + 6)] == 1);
+            seen.insert(x);
+        }
+    }
+    CHECK(seen.size() == 6);  // 30 draws from 6 ids reach every one
+    CHECK_THROWS_WITH(repeated_random_rows(1, 3, 5, 5, {}, gen), Catch::Contains("repeated_random_rows"));
 }

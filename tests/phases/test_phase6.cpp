@@ -63,8 +63,25 @@ TEST_CASE("phase 6's default run forms an induction head, and ablating its partn
     CHECK(residual[1].at("position_5").as_double() == 1.0);
     CHECK(residual[0].at("position_2").as_double() > 0.5);
     CHECK(patching.at("carriers").size() >= 1);
+    // The logit lens on the grammar model: every layer brings the reading closer to the exact next
+    // word, and the last one, the model's own prediction, is close to it.
+    const Json& lens = m.at("logit_lens");
+    const Json::Array& layers = lens.at("layers").as_array();
+    REQUIRE(layers.size() == 3);  // the embedding and 2 blocks
+    for (std::size_t l = 1; l < layers.size(); ++l)
+        CHECK(layers[l].at("kl_sentences").as_double() < layers[l - 1].at("kl_sentences").as_double());
+    CHECK(lens.at("kl_model").as_double() < 0.1);
+    CHECK(lens.at("kl_model").as_double() < 0.2 * lens.at("kl_embedding").as_double());
+    CHECK(layers.back().at("agrees_with_last").as_double() == 1.0);
+    // Sampling: entropy rises with temperature; the cut-offs keep what they say.
+    const Json& set = m.at("sampling").at("settings");
+    CHECK(set.at("T 0.5").at("entropy").as_double() < set.at("T 1").at("entropy").as_double());
+    CHECK(set.at("T 1").at("entropy").as_double() < set.at("T 2").at("entropy").as_double());
+    CHECK(set.at("top-k 5").at("kept").as_double() == 5);
+    CHECK(set.at("top-p 0.9").at("kept").as_double() < set.at("T 1").at("kept").as_double());
+    CHECK(set.at("exact").at("tv_to_exact").as_double() == 0);
     for (const char* f : {"induction_loss.png", "induction_scores.png", "induction_heads_before_after.png", "induction_heads_animated.gif",
-                          "patching_residual.png", "patching_heads.png"})
+                          "patching_residual.png", "patching_heads.png", "logit_lens.png", "logit_lens_kl.png", "sampling.png"})
         CHECK(fs::exists(out / "phase6" / f));
     fs::remove_all(out);
 }

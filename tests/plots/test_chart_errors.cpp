@@ -8,6 +8,7 @@
 #include "plots/bar_chart.hpp"
 #include "plots/flow_diagram.hpp"
 #include "plots/heatmap.hpp"
+#include "plots/svg.hpp"
 #include "plots/line_chart.hpp"
 #include "plots/surface3d.hpp"
 #include "plots/table.hpp"
@@ -34,6 +35,13 @@ TEST_CASE("heatmap rejects empty, ragged, mislabelled and NaN input", "[plots][e
     HeatmapOptions m;
     m.mask = {{true}};
     CHECK_THROWS_WITH(heatmap({{1, 2}}, m), Contains("heatmap: mask is [1 x 1"));
+    HeatmapOptions words;
+    words.cell_text = {{"cat"}};
+    CHECK_THROWS_WITH(heatmap({{1, 2}}, words), Contains("heatmap: cell_text has 1 rows"));
+    words.cell_text = {{"cat", "<eos>-wide-word"}};
+    const Figure f = heatmap({{1, 2}}, words);  // the words replace the numbers, and the cells grow to hold them
+    CHECK_THAT(attnlab::plots::render_svg(f), Contains(">cat<") && Contains("&lt;eos&gt;-wide-word"));
+    CHECK(f.width > heatmap({{1, 2}}).width);
 }
 
 TEST_CASE("heatmap_grid needs equally shaped panels", "[plots][errors]") {
@@ -49,6 +57,10 @@ TEST_CASE("bar and line charts check sizes and values", "[plots][errors]") {
     CHECK_THROWS_AS(bar_chart({}, {}), ValueError);
     CHECK_THROWS_WITH(bar_chart({"a"}, {1, 2}), Contains("bar_chart: 1 labels for 2 values"));
     CHECK_THROWS_WITH(bar_chart({"a"}, {NAN}), Contains("bar_chart: values[0] of 1 is nan"));
+    CHECK_THROWS_WITH(bar_chart({"a"}, {1}, {.value_max = NAN}), Contains("bar_chart: value_max"));
+    // value_max puts several charts on one scale: a short bar's axis reaches it.
+    CHECK(render_svg(bar_chart({"a"}, {0.1}, {.value_max = 0.9})).find(">0.8<") != std::string::npos);
+    CHECK(render_svg(bar_chart({"a"}, {0.1})).find(">0.8<") == std::string::npos);
     CHECK_THROWS_AS(line_chart({}), ValueError);
     CHECK_THROWS_AS(line_chart({Series{.name = "s", .x = {1, 2}, .y = {1}}}), ShapeError);
     CHECK_THROWS_WITH(line_chart({Series{.name = "s", .x = {1, 2}, .y = {1}}}), Contains("has 2 x values but 1 y values"));

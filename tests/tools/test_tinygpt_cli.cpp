@@ -733,3 +733,40 @@ TEST_CASE("tinygpt patch: any causal model, two texts of one length, one token e
         for (const char* f : {"patch_residual.png", "patch_heads.svg"}) CHECK(fs::exists(out + "/" + f));
     }
 }
+
+TEST_CASE("tinygpt lens and induction read any causal model; bad values are named", "[tools][tinygpt][cli][lens]") {
+    make_fixtures();
+    const std::string ck = at("ck.safetensors"), chars = at("char.safetensors");
+    write_file_atomic(at("afile"), "x");
+    run_cases({
+        {"lens --help", {"lens", "--help"}, 0, "--prompt TEXT"},
+        {"lens on the grammar model: KL to the exact next word", {"lens", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("lens")}, 0, "KL(exact || reading)"},
+        {"lens: a prefix the grammar cannot emit", {"lens", "--checkpoint", ck, "--prompt", "cat the", "--out", at("lens_x")}, 0, "no exact distribution to compare with"},
+        {"lens on a character model", {"lens", "--checkpoint", chars, "--prompt", "the cat", "--out", at("lens_chars")}, 0, "logit_lens.svg"},
+        {"lens on a bidirectional model", {"lens", "--checkpoint", at("mh.safetensors"), "--prompt", "the cat", "--out", at("lens_x")}, 1, "bidirectional"},
+        {"lens without --out", {"lens", "--checkpoint", ck, "--prompt", "the cat"}, 2, "--out DIR is required"},
+        {"lens without --prompt", {"lens", "--checkpoint", ck, "--out", at("lens_x")}, 2, "--prompt is required"},
+        {"lens without --checkpoint", {"lens", "--prompt", "the", "--out", at("lens_x")}, 2, "--checkpoint is required"},
+        {"lens --out is a file", {"lens", "--checkpoint", ck, "--prompt", "the", "--out", at("afile")}, 2, "exists and is not a directory"},
+        {"lens: longer than the context", {"lens", "--checkpoint", ck, "--prompt", "the cat sat on the mat near the dog", "--out", at("lens_x")}, 1, "the lens reads at most 8"},
+        {"lens: an unknown word", {"lens", "--checkpoint", ck, "--prompt", "the zebra", "--out", at("lens_x")}, 1, "zebra"},
+        {"induction --help", {"induction", "--help"}, 0, "--length N"},
+        {"induction on the grammar model", {"induction", "--checkpoint", ck, "--out", at("induction")}, 0, "L1 H2"},
+        {"induction on a character model", {"induction", "--checkpoint", chars, "--length", "3", "--rows", "4", "--out", at("induction_chars")}, 0, "4 rows of 3 random tokens"},
+        {"induction on a bidirectional model", {"induction", "--checkpoint", at("mh.safetensors"), "--out", at("induction_x")}, 1, "bidirectional"},
+        {"induction --length 1", {"induction", "--checkpoint", ck, "--length", "1", "--out", at("induction_x")}, 2, "'1'"},
+        {"induction --length past half the context", {"induction", "--checkpoint", ck, "--length", "4", "--out", at("induction_x")}, 2, "'4'"},
+        {"induction --rows 0", {"induction", "--checkpoint", ck, "--rows", "0", "--out", at("induction_x")}, 2, "'0'"},
+        {"induction --seed x", {"induction", "--checkpoint", ck, "--seed", "x", "--out", at("induction_x")}, 2, "'x'"},
+        {"induction without --out", {"induction", "--checkpoint", ck}, 2, "--out DIR is required"},
+    });
+    for (const char* f : {"lens/logit_lens.png", "lens_chars/logit_lens.png", "induction/induction_scores.png", "induction_chars/induction_scores.png"}) {
+        INFO(f);
+        CHECK(fs::file_size(at(f)) > 1000);
+    }
+    // The grammar model's table has a row per reading: the embedding and its one block.
+    const auto r = tinygpt({"lens", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("lens")});
+    CHECK_THAT(r.output, Contains("embedding") && Contains("block 1") && !Contains("block 2"));
+    CHECK_FALSE(tinygpt({"lens", "--checkpoint", chars, "--prompt", "the cat", "--out", at("lens_chars")}).output.find("KL") !=
+                std::string::npos);
+}
