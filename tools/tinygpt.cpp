@@ -4,6 +4,7 @@
 //   tinygpt train    --resume CKPT [--steps N] [--out PATH]
 //   tinygpt generate --checkpoint F --prompt "the cat" [--tokens N] [--temperature T] [--top-k K] ...
 //   tinygpt eval     --checkpoint F --prompt "..." [--dump-logits F.npy] [--dump-attention F.npy]
+//   tinygpt vocab    --checkpoint F [--sort id|count]
 //
 // Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
@@ -30,7 +31,8 @@ int main(int argc, char** argv) {
                         {{"train", "train a toy transformer on the toy grammar or a text file"},
                          {"generate", "continue a prompt with a trained causal model (KV-cached)"},
                          {"eval", "per-token loss of a prompt; dump logits and attention as .npy"},
-                         {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"}});
+                         {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"},
+                         {"vocab", "list the tokens a model knows (with their counts in its corpus)"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
                    "What it writes: --out, its loss CSV and, while it runs, --out.lock; nothing else. An empty path,\n"
@@ -43,7 +45,8 @@ int main(int argc, char** argv) {
                    declare_train}},
         {"generate", {"Continue --prompt with a causal model from --checkpoint.", declare_generate}},
         {"eval", {"Per-token loss of --prompt under --checkpoint; dump logits and attention as .npy.", declare_eval}},
-        {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}}};
+        {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}},
+        {"vocab", {"List the tokens --checkpoint knows, in id order or by how often its corpus holds them.", declare_vocab}}};
     lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
     commands.at(cmd).second(o);
     o.parse(argc - 1, argv + 1);
@@ -51,6 +54,7 @@ int main(int argc, char** argv) {
         if (cmd == "train") return cmd_train(o);
         if (cmd == "generate") return cmd_generate(o);
         if (cmd == "eval") return cmd_eval(o);
+        if (cmd == "vocab") return cmd_vocab(o);
         return cmd_show(o);
     } catch (const UsageError& e) {
         o.usage_error(e.what());

@@ -185,7 +185,7 @@ TEST_CASE("--sentence and --checkpoint: an unknown word lists the nearest known 
         check_rejected(p, {"--checkpoint", fixture().ckpt(model), "--sentence", "the dgo sat"}, "--sentence", "'the dgo sat'",
                        "nearest known words: dog,");  // a swap of two letters is one edit
         check_rejected(p, {"--checkpoint", fixture().ckpt(model), "--sentence", "the [MASK] sat"}, "--sentence", "[MASK]",
-                       "does not know the word");
+                       "unknown word '[MASK]'; nearest known words:");
         check_rejected(p, {"--checkpoint", fixture().out("missing.safetensors")}, "--checkpoint", "missing.safetensors");
     }
     check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "3"}, "--head", "'3'",
@@ -249,6 +249,24 @@ TEST_CASE("phase 3 runs on the learner's sentence and checkpoints", "[phases][cl
     CHECK(fs::exists(out + "/phase3/explorer.html"));
 }
 
+TEST_CASE("phase 3 reads --sentence and the corpus with the rules a word model was trained with", "[phases][cli][phase3]") {
+    const fs::path dir = fixture().dir / "corpus_rules";
+    lab::TrainConfig c;
+    c.task = lab::Task::causal, c.word_tokens = true, c.lowercase = true, c.split_punctuation = true;
+    c.corpus = write_corpus(dir, "A bird sang over the quiet river today.\n");
+    const std::string ck = train_tiny(c, dir / "rules.safetensors");
+    const std::string out = (dir / "out").string();
+    const Json m = run_ok("phase3_visualization", {"--checkpoint", ck, "--compare-checkpoint", ck, "--sentence", "A BIRD sang today.",
+                                                   "--out", out}, out, 3);
+    CHECK(strings(m.at("tokens")) == std::vector<std::string>{"a", "bird", "sang", "today", "."});
+    const Json first = run_ok("phase3_visualization", {"--checkpoint", ck, "--compare-checkpoint", ck, "--out", out + "_first"},
+                              out + "_first", 3);
+    CHECK(strings(first.at("tokens")) ==  // the corpus's first 12 words, split as in training
+          std::vector<std::string>{"a", "bird", "sang", "over", "the", "quiet", "river", "today", ".", "a", "bird", "sang"});
+    check_rejected("phase3_visualization", {"--checkpoint", ck, "--compare-checkpoint", ck, "--sentence", "a brid sang"},
+                   "--sentence", "a brid sang", "unknown word 'brid'; the vocabulary is ., a, bird, over, quiet, river, sang, the, today");
+}
+
 TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only what needs the grammar", "[phases][cli][phase3]") {
     const fs::path dir = fixture().dir / "corpus_phase3";
     const std::string corpus = write_corpus(dir, "a bird sang over the quiet river today.\n");
@@ -306,7 +324,7 @@ TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only wha
 
     // Bad values, each refused with exit 2 before any drawing.
     check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", masked, "--sentence", "the quiet cat"},
-                   "--sentence", "the quiet cat", "does not know the word 'cat'; nearest known words: ");
+                   "--sentence", "the quiet cat", "unknown word 'cat'; the vocabulary is a, bird, over");
     check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", fixture().ckpt("multi_head_model")},
                    "--compare-checkpoint", "multi_head_model", "trained on the toy grammar");
     check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", chars}, "--compare-checkpoint",
@@ -378,7 +396,7 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
     REQUIRE(r.exit_code == 0);
     CHECK(load_json(out + "/phase4/metrics.json").at("generation").at("prompt").as_string() == "the quiet");
     check_rejected("phase4_causal", {"--checkpoint", (dir / "words.safetensors").string(), "--sentence", "the quiet cat"},
-                   "--sentence", "the quiet cat", "does not know the word 'cat'");
+                   "--sentence", "the quiet cat", "unknown word 'cat'");
     check_rejected("phase4_causal", {"--checkpoint", (dir / "chars.safetensors").string(), "--sentence", "a bird!"},
                    "--sentence", "a bird!", "!");
     // Phase 2 on the word model: step 6's comparison on the grammar's validation set names it as skipped.
@@ -441,7 +459,7 @@ TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli]
                    "not a seq2seq checkpoint");
     const std::string out = fixture().out("p5_mine");
     check_rejected("phase5_seq2seq", {"--checkpoint", model, "--digits", "1 2 3 4 5 6"}, "--digits", "'1 2 3 4 5 6'", "at most 5");
-    check_rejected("phase5_seq2seq", {"--digits", "1 2 a"}, "--digits", "'1 2 a'", "'a' is not a digit 0-9");
+    check_rejected("phase5_seq2seq", {"--digits", "1 2 a"}, "--digits", "'1 2 a'", "unknown word 'a'; the vocabulary is 0, 1, 2");
     const Json m = run_ok("phase5_seq2seq", {"--checkpoint", model, "--hidden", "8", "--steps", "20", "--cost-t", "16",
                                              "--seed", "0", "--digits", "3 1 4 1 5", "--out", out}, out, 5);
     // The same model decodes --digits in the phase as in `seq2seq show`.
