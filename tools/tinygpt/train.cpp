@@ -264,6 +264,10 @@ int cmd_train(const lab::Options& o) {
         std::printf(" (Bayes floor %.4f, %+.4f above)", r.final_eval.floor, r.final_eval.loss - r.final_eval.floor);
     std::printf(", accuracy %.1f%%, %.1f s, %.0f tokens/s\nwrote %s and %s\n", 100 * r.final_eval.accuracy, r.seconds,
                 r.tokens_per_second, c.out.c_str(), lab::loss_csv_path(c.out).c_str());
+    // Without the mask a next-token model sees, at each position, the very token it predicts.
+    if (lab::info(c.task).next_token && !c.causal_mask)
+        std::printf("note: trained with --mask none, each position saw the token it predicts: a validation loss near or below "
+                    "the floor means the model read its targets, not that it learned more than the data allows\n");
     return 0;
 }
 
