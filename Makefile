@@ -94,7 +94,7 @@ endif
 
 # No -ffast-math: it reorders reductions and breaks the -inf masking rule.
 CXXFLAGS ?= $(OPT) -std=c++20 -Wall -Wextra -Wshadow -pthread
-CPPFLAGS += -I. -MMD -MP $(BLASDEF) -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
+CPPFLAGS += -I. -MMD -MP $(BLASDEF)
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 ifneq ($(STDLIB_FLAGS),)
   CXXFLAGS += $(STDLIB_FLAGS)
@@ -107,7 +107,7 @@ endif
 CATCH2_INCLUDE ?=
 CATCH_HDR := $(or $(CATCH2_INCLUDE),/usr/include)/catch2/catch.hpp
 
-LIB_DIRS  := tensor io autograd nn plots data training experiments analyses app
+LIB_DIRS  := tensor io autograd nn plots data training experiments analyses app assets
 LIB_SRCS  := $(wildcard $(LIB_DIRS:%=%/*.cpp))
 PROG_SRCS := $(wildcard phases/*.cpp bench/*.cpp tools/*.cpp)
 # A program with a folder of its own beside it (tools/tinygpt.cpp and tools/tinygpt/: one file per
@@ -366,8 +366,22 @@ $(B)/tinygpt: $(TINYGPT_SRCS:%.cpp=$(B)/obj/%.o)
 $(TESTS): $(CATCH_MAIN) $(TEST_OBJS) $(PHASE_LIB) $(LIB) | $(PROGS)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 # Test files find Catch2 in CATCH2_INCLUDE and the programs they spawn in ATTNLAB_BUILD_DIR.
-TEST_CPPFLAGS := $(if $(CATCH2_INCLUDE),-isystem $(CATCH2_INCLUDE)) -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"'
+TEST_CPPFLAGS := $(if $(CATCH2_INCLUDE),-isystem $(CATCH2_INCLUDE)) -DATTNLAB_BUILD_DIR='"$(CURDIR)/$(B)"' \
+                 -DATTNLAB_SOURCE_DIR='"$(CURDIR)"'
 $(CATCH_MAIN) $(TEST_OBJS): CPPFLAGS += $(TEST_CPPFLAGS)
+
+# Relocatable programs: no path of this checkout is compiled into them (only the tests know it),
+# and the files they read at run time are compiled in (assets/assets.hpp): this rule writes each
+# file of ASSETS as {"path", R"asset(bytes)asset"}, refusing one whose bytes would end the literal.
+ASSETS := explorer/explorer.html explorer/explorer.css explorer/model.js explorer/gradients.js explorer/explorer.js \
+          data/toy_sequences.txt
+ASSET_OBJS := $(filter $(B)/obj/batches/assets_%,$(LIB_OBJS))
+$(B)/gen/assets.inc: $(ASSETS)
+	@mkdir -p $(@D)
+	@if grep -l ')asset"' $^; then echo "the files above hold )asset\" and cannot be embedded" >&2; exit 1; fi
+	@for f in $^; do printf '{"%s", R"asset(' $$f; cat $$f; printf ')asset"},\n'; done > $@.tmp && mv $@.tmp $@
+$(ASSET_OBJS): $(B)/gen/assets.inc
+$(ASSET_OBJS): CPPFLAGS += -I$(B)/gen
 
 # Objects depend on the flags that made them: $(B)/flags holds the compile command,
 # rewritten (so newer than every object) only when it changes, e.g. a new OPT or CXXFLAGS;

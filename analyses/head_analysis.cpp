@@ -32,7 +32,9 @@ std::vector<SweepPoint> heads_sweep(const TrainConfig& base, const std::vector<s
         c.n_heads = h;
         c.out.clear();  // nothing to resume: the sweep keeps only the numbers
         TrainResult r = train(c);
-        out.push_back({h, c.d_model / h, r.model->parameter_count(), r.final_eval, r.seconds});
+        SweepPoint pt{h, c.d_model / h, r.model->parameter_count(), r.final_eval, r.seconds, {}};
+        for (const TrainPoint& step : r.curve) pt.losses.push_back(step.loss);
+        out.push_back(std::move(pt));
     }
     return out;
 }

@@ -33,6 +33,7 @@ struct SweepPoint {
     std::int64_t parameters = 0;  // of the whole model (the same for every H: 4·d² + 4·d per layer)
     Evaluation eval;              // validation loss / accuracy / Bayes floor after training
     double seconds = 0;           // wall-clock training time
+    std::vector<double> losses;   // the training loss of every step (lab::far_from_trained reads it)
 };
 
 // Trains `base` once per head count (everything else — steps, data, seed — equal)

@@ -8,6 +8,7 @@
 #include "analyses/attention_gradients.hpp"
 #include "analyses/attention_stats.hpp"
 #include "explorer/explorer.hpp"
+#include "training/run_config.hpp"
 #include "training/task.hpp"
 #include "nn/flash_attention.hpp"
 #include "plots/color.hpp"
@@ -184,9 +185,11 @@ Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m) {
     const double scale = nn::attention_scale("explorer", c.d_model / c.n_heads, model.blocks[0]->attn.scale);
     Json config = Json::Object{{"d_model", c.d_model}, {"context", c.context}, {"window", c.window}, {"stride", c.stride},
                                {"scale", scale}, {"qkv_only", c.qkv_only}};
+    const data::WordRules rules = m.framing.chars ? data::WordRules{} : word_rules(ck, m.source);  // as the corpus was read
     Json tokenizer = Json::Object{{"unit", m.framing.chars ? "char" : "word"},
                                   {"prefix", Json(Json::Array(m.framing.prefix.begin(), m.framing.prefix.end()))},
-                                  {"suffix", Json(Json::Array(m.framing.suffix.begin(), m.framing.suffix.end()))}};
+                                  {"suffix", Json(Json::Array(m.framing.suffix.begin(), m.framing.suffix.end()))},
+                                  {"lowercase", rules.lowercase}, {"split_punctuation", rules.split_punctuation}};
     Json tensors = Json::array();
     std::vector<float> weights;
     for (const nn::NamedParameter& p : model.named_parameters()) {

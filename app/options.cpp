@@ -228,29 +228,4 @@ std::string subcommand(int argc, const char* const* argv, const std::string& pro
     leave(2);
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    // d[i][j]: distance between a's first i and b's first j characters; three rows are enough.
-    std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])  // two letters swapped: "dgo" -> "dog"
-                cur[j] = std::min(cur[j], before[j - 2] + 1);
-        }
-        std::swap(before, prev), std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
-std::vector<std::string> nearest_words(const std::string& word, const std::vector<std::string>& known, std::size_t n) {
-    std::vector<std::pair<std::size_t, std::size_t>> by_distance;  // (distance, index in known)
-    for (std::size_t i = 0; i < known.size(); ++i) by_distance.emplace_back(edit_distance(word, known[i]), i);
-    std::stable_sort(by_distance.begin(), by_distance.end(), [](auto a, auto b) { return a.first < b.first; });
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < std::min(n, by_distance.size()); ++i) out.push_back(known[by_distance[i].second]);
-    return out;
-}
-
 }  // namespace attnlab::lab

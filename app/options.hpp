@@ -91,10 +91,4 @@ struct Command {
 std::string subcommand(int argc, const char* const* argv, const std::string& program, const std::string& summary,
                        const std::vector<Command>& commands);
 
-// The edit distance between two words: insert, delete, substitute, or swap two neighbouring
-// letters, 1 each (optimal string alignment), so a typo like "dgo" is one edit from "dog".
-std::size_t edit_distance(const std::string& a, const std::string& b);
-// The up-to-n words of `known` nearest to `word` by edit distance (ties in `known`'s order).
-std::vector<std::string> nearest_words(const std::string& word, const std::vector<std::string>& known, std::size_t n);
-
 }  // namespace attnlab::lab

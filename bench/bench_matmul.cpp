@@ -171,7 +171,7 @@ std::string to_json(const std::vector<Result>& large, const std::vector<Result>&
 int main(int argc, char** argv) {
     lab::Options opt("bench_matmul", "W5: float32 matmul GFLOP/s of the built-in kernel (and OpenBLAS, if built with it), "
                                      "1 and 2 threads; writes DIR/matmul.json.");
-    opt.add_folder("out", std::string(ATTNLAB_SOURCE_DIR) + "/out/bench", "where matmul.json goes");
+    opt.add_folder("out", "out/bench", "where matmul.json goes (relative to the current folder, as every program's out/)");
     opt.parse(argc, argv);
     const std::string out_dir = opt.text("out");
     std::vector<Impl> impls{{"builtin", gemm_builtin<float>}};

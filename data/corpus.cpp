@@ -12,20 +12,6 @@ namespace attnlab::data {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::vector<std::string_view> split_words(std::string_view text) {
-    std::vector<std::string_view> words;
-    std::size_t i = 0;
-    while (i < text.size()) {
-        while (i < text.size() && is_space(text[i])) ++i;
-        const std::size_t start = i;
-        while (i < text.size() && !is_space(text[i])) ++i;
-        if (i > start) words.push_back(text.substr(start, i - start));
-    }
-    return words;
-}
-
 void check_distinct(std::size_t distinct, const char* unit, const std::string& who, const std::string& source) {
     if (distinct < kMinDistinctTokens)
         throw ValueError(who + ": " + source + " has " + std::to_string(distinct) + " distinct " + unit + ", fewer than the " +
@@ -43,9 +29,9 @@ void check_text(std::string_view text, const std::string& what) {
         throw ValueError(what + " holds a NUL byte at byte offset " + std::to_string(nul) + ": a binary file, not text");
 }
 
-WordCorpus read_word_corpus(std::string_view text, const std::string& source) {
+WordCorpus read_word_corpus(std::string_view text, const std::string& source, const WordRules& rules) {
     check_text(text, "read_word_corpus: " + source);
-    const std::vector<std::string_view> words = split_words(text);
+    const std::vector<std::string> words = split_words(text, rules);
     if (words.empty()) throw ValueError("read_word_corpus: " + source + " has no words (only whitespace)");
     std::vector<std::string> distinct(words.begin(), words.end());
     std::sort(distinct.begin(), distinct.end());
@@ -58,7 +44,7 @@ WordCorpus read_word_corpus(std::string_view text, const std::string& source) {
         throw ValueError("read_word_corpus: " + source + ": " + e.what());
     }
     corpus.ids.reserve(words.size());
-    for (std::string_view w : words) corpus.ids.push_back(corpus.vocab.id(w));
+    for (const std::string& w : words) corpus.ids.push_back(corpus.vocab.id(w));
     return corpus;
 }
 

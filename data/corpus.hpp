@@ -1,7 +1,8 @@
 // corpus.hpp — a learner's own text as training data, one token per word.
 //
 // read_word_corpus splits UTF-8 text on whitespace (spaces, tabs, newlines): each
-// maximal run of other bytes is a word, punctuation included ("mat." is one word).
+// maximal run of other bytes is a word, punctuation included ("mat." is one word), unless
+// WordRules (data/tokenizer.hpp) lowercase the text or split its punctuation off.
 // The vocabulary is the distinct words, sorted by their bytes, after the four specials
 // of data/vocab.hpp; the token stream is the words in order. (CharTokenizer is the
 // same at character level.)
@@ -42,7 +43,7 @@ void check_text(std::string_view text, const std::string& what);
 
 // ValueError naming `source` (and the byte offset) if the text is not UTF-8, holds a NUL byte,
 // has fewer than kMinDistinctTokens distinct words, or a word Vocab refuses ("<pad>", "[MASK]").
-WordCorpus read_word_corpus(std::string_view text, const std::string& source);
+WordCorpus read_word_corpus(std::string_view text, const std::string& source, const WordRules& rules = {});
 
 // The character tokenizer of a corpus, with the same checks (distinct characters).
 CharTokenizer read_char_corpus(std::string_view text, const std::string& source);

@@ -2,8 +2,8 @@
 #include "data/tokenizer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
-#include <sstream>
 
 #include "data/utf8.hpp"
 #include "tensor/error.hpp"
@@ -13,19 +13,50 @@ namespace attnlab::data {
 
 // ---- WordTokenizer ------------------------------------------------------------------------
 
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_punctuation(char c) { return c > ' ' && c < 0x7f && !std::isalnum(static_cast<unsigned char>(c)); }
+// A letter or digit for the apostrophe rule; a byte of a non-ASCII character counts as one.
+bool is_wordlike(char c) { return !is_space(c) && !is_punctuation(c); }
+
+}  // namespace
+
+std::vector<std::string> split_words(std::string_view text, const WordRules& rules) {
+    std::vector<std::string> words;
+    std::string word;
+    const auto end_word = [&] {
+        if (!word.empty()) words.push_back(std::move(word));
+        word.clear();
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (is_space(c)) {
+            end_word();
+            continue;
+        }
+        if (rules.lowercase && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        const bool inside = (c == '\'' || c == '-') && !word.empty() && is_wordlike(word.back()) && i + 1 < text.size() &&
+                            is_wordlike(text[i + 1]);
+        if (rules.split_punctuation && is_punctuation(c) && !inside) {
+            end_word();
+            words.emplace_back(1, c);
+            continue;
+        }
+        word += c;
+    }
+    end_word();
+    return words;
+}
+
 std::vector<std::int64_t> WordTokenizer::encode(std::string_view text) const {
-    std::istringstream in{std::string(text)};
     std::vector<std::int64_t> ids;
     std::vector<std::string> unknown;
-    for (std::string word; in >> word;) {
+    for (const std::string& word : split_words(text, rules_)) {
         if (vocab_.contains(word)) ids.push_back(vocab_.id(word));
         else if (std::find(unknown.begin(), unknown.end(), word) == unknown.end()) unknown.push_back(word);
     }
-    if (!unknown.empty()) {
-        std::string list;
-        for (const std::string& w : unknown) list += (list.empty() ? "'" : ", '") + w + "'";
-        throw ValueError("WordTokenizer: unknown word" + std::string(unknown.size() > 1 ? "s " : " ") + list);
-    }
+    if (!unknown.empty()) throw ValueError("WordTokenizer: " + unknown_words_message(unknown, vocab_.words()));
     return ids;
 }
 

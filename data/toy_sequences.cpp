@@ -3,17 +3,18 @@
 
 #include <sstream>
 
+#include "assets/assets.hpp"
 #include "data/tokenizer.hpp"
 #include "tensor/error.hpp"
 #include "io/fileio.hpp"
 
 namespace attnlab::data {
 
-std::string toy_sequences_path() { return ATTNLAB_SOURCE_DIR "/data/toy_sequences.txt"; }
+namespace {
 
-std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab, const std::string& path) {
+std::vector<std::vector<std::int64_t>> encode_lines(const Vocab& vocab, const std::string& text, const std::string& source) {
     const WordTokenizer tokenizer(vocab);
-    std::istringstream in(read_file(path));
+    std::istringstream in(text);
     std::vector<std::vector<std::int64_t>> sentences;
     int line_number = 0;
     for (std::string line; std::getline(in, line);) {
@@ -22,10 +23,20 @@ std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab, co
         try {
             sentences.push_back(tokenizer.encode(line));
         } catch (const ValueError& e) {
-            throw ValueError("'" + path + "' line " + std::to_string(line_number) + ": " + e.what());
+            throw ValueError("'" + source + "' line " + std::to_string(line_number) + ": " + e.what());
         }
     }
     return sentences;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab) {
+    return encode_lines(vocab, std::string(assets::file("data/toy_sequences.txt")), "data/toy_sequences.txt (compiled in)");
+}
+
+std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab, const std::string& path) {
+    return encode_lines(vocab, read_file(path), path);
 }
 
 }  // namespace attnlab::data

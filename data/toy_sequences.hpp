@@ -13,11 +13,10 @@
 
 namespace attnlab::data {
 
-std::string toy_sequences_path();  // the file in the source tree
-
-// Each non-empty line encoded with `vocab` (words only: no <bos>/<eos>). Throws
-// IOError if the file cannot be read, ValueError naming the line of an unknown word.
-std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab,
-                                                          const std::string& path = toy_sequences_path());
+// Each non-empty line encoded with `vocab` (words only: no <bos>/<eos>), of the file as compiled
+// into the program (assets/assets.hpp: a built program needs no source tree) or of the file at
+// `path`. Throws IOError if the file cannot be read, ValueError naming the line of an unknown word.
+std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab);
+std::vector<std::vector<std::int64_t>> load_toy_sequences(const Vocab& vocab, const std::string& path);
 
 }  // namespace attnlab::data

@@ -7,6 +7,10 @@
 //   2 <eos>   ends every sentence; predicting it is predicting where a sentence stops
 //   3 [MASK]  replaces a hidden word in masked-token (bidirectional) training
 // Words follow from id 4 in the order they were given.
+//
+// unknown_words_message is the one message every program gives for words a model does not
+// know (tinygpt, seq2seq, the phases): each unknown word with the known words nearest to it
+// by edit distance, or the whole vocabulary when it is small enough to read at a glance.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -33,9 +37,25 @@ public:
     std::int64_t id(std::string_view word) const;   // throws ValueError naming an unknown word
     const std::string& word(std::int64_t id) const;  // throws ValueError for an id outside [0, size())
 
+    // The words, without the specials: id kFirstWord + i is words()[i].
+    std::vector<std::string> words() const { return {words_.begin() + kFirstWord, words_.end()}; }
+
 private:
     std::vector<std::string> words_;  // words_[id]: the specials, then the words
     std::unordered_map<std::string, std::int64_t> ids_;
 };
+
+// The edit distance between two words: insert, delete, substitute, or swap two neighbouring
+// letters, 1 each (optimal string alignment), so a typo like "dgo" is one edit from "dog".
+std::size_t edit_distance(const std::string& a, const std::string& b);
+// The up-to-n words of `known` nearest to `word` by edit distance (ties in `known`'s order).
+std::vector<std::string> nearest_words(const std::string& word, const std::vector<std::string>& known, std::size_t n);
+
+// A vocabulary of at most this many words is listed whole in unknown_words_message; a larger
+// one by the kNearestShown words nearest to each unknown word.
+inline constexpr std::size_t kVocabListedWhole = 12, kNearestShown = 5;
+// "unknown word 'dgo'; nearest known words: dog, do, ..." (several: "unknown words 'a', 'b';
+// nearest known words: a -> ...; b -> ..."), or "...; the vocabulary is 0, 1, ..., 9".
+std::string unknown_words_message(const std::vector<std::string>& unknown, const std::vector<std::string>& known);
 
 }  // namespace attnlab::data

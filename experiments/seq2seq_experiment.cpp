@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "autograd/node.hpp"
+#include "data/vocab.hpp"
 #include "training/run_config.hpp"
 #include "analyses/show.hpp"
 #include "nn/loss.hpp"
@@ -168,11 +169,22 @@ plots::Figure alignment_heatmap(const ReversalDecode& d) {
 
 std::string parse_digits(const std::string& text, data::Digits& out) {
     out.clear();
-    for (char ch : text) {
+    // A run of other characters is one unknown word ("x", "-", "é"), named as every program names one.
+    std::vector<std::string> unknown;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
         if (ch == ' ' || ch == ',') continue;
-        if (ch < '0' || ch > '9') return std::string("'") + ch + "' is not a digit 0-9 (the task's vocabulary)";
-        out.push_back(ch - '0');
+        if (ch >= '0' && ch <= '9') {
+            out.push_back(ch - '0');
+            continue;
+        }
+        std::size_t end = i;
+        while (end < text.size() && text[end] != ' ' && text[end] != ',' && (text[end] < '0' || text[end] > '9')) ++end;
+        const std::string word = text.substr(i, end - i);
+        if (std::find(unknown.begin(), unknown.end(), word) == unknown.end()) unknown.push_back(word);
+        i = end - 1;
     }
+    if (!unknown.empty()) return data::unknown_words_message(unknown, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"});
     return out.empty() ? "no digits (write them as \"3 1 4 1 5\")" : "";
 }
 

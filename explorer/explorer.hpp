@@ -5,7 +5,9 @@
 //
 // The page is written by hand in five files beside this one — explorer.html (the
 // skeleton), explorer.css, model.js (the forward pass), gradients.js (the dL/dA view) and
-// explorer.js (the other views) — so each reads as what it is. render_page inlines the four into the skeleton and adds the data as a JSON script element: no
+// explorer.js (the other views) — so each reads as what it is. They are compiled into the
+// programs (assets/assets.hpp), which need no source tree to write the page. render_page
+// inlines the four into the skeleton and adds the data as a JSON script element: no
 // network, no libraries, one file to open or send. The JavaScript documents the page's
 // behaviour, its forward pass and its URL fragment; this file documents the data.
 //
@@ -20,7 +22,8 @@
 //      "source": "out/checkpoints/causal_model.safetensors", "n_layers": 2, "n_heads": 4,
 //      "config": {"d_model": 64, "context": 32, "window": 0, "stride": 0, "scale": 0.3535..., "qkv_only": false},
 //      "vocab": ["<pad>", "<bos>", ...],          id -> token text
-//      "tokenizer": {"unit": "word" | "char", "prefix": ["<bos>"], "suffix": ["<eos>"]},
+//      "tokenizer": {"unit": "word" | "char", "prefix": ["<bos>"], "suffix": ["<eos>"],
+//                    "lowercase": false, "split_punctuation": false},   a word model's data::WordRules
 //      "tensors": [{"name": "tok_emb.weight", "shape": [109, 64]}, ...],   named_parameters() order
 //      "weights": "base64 of every tensor's float32 values, little-endian, one after another",
 //      "gradients": [ per listed sentence: {"loss": 2.31, "dA": [layer][head][query][key]} or null ]}  (version 3)
@@ -47,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "assets/assets.hpp"
 #include "tensor/error.hpp"
 #include "io/fileio.hpp"
 #include "io/json.hpp"
@@ -56,7 +60,6 @@ namespace attnlab::explorer {
 
 inline constexpr int kDecimals = 4;
 
-inline std::string template_dir() { return std::string(ATTNLAB_SOURCE_DIR) + "/explorer"; }
 
 // w rounded to kDecimals places (half away from zero, as std::round does).
 inline double round_weight(double w) {
@@ -138,27 +141,42 @@ inline std::string script_safe_json(const Json& data) {
     return out;
 }
 
+// The page's files: the skeleton, the style and the three scripts (model.js, gradients.js and
+// explorer.js, which runs on load, share one script element in that order).
+struct PageFiles {
+    std::string html, css, js;
+    std::string where;  // in messages: "the compiled-in explorer/explorer.html", or a folder's
+};
+// As compiled into the program (the page it writes).
+inline PageFiles compiled_in_page() {
+    const auto f = [](const char* name) { return std::string(assets::file(std::string("explorer/") + name)); };
+    return {f("explorer.html"), f("explorer.css"), f("model.js") + "\n" + f("gradients.js") + "\n" + f("explorer.js"),
+            "the compiled-in explorer/explorer.html"};
+}
+// Read from a folder holding the five files (tests of the template's checks).
+inline PageFiles page_in(const std::string& dir) {
+    return {read_file(dir + "/explorer.html"), read_file(dir + "/explorer.css"),
+            read_file(dir + "/model.js") + "\n" + read_file(dir + "/gradients.js") + "\n" + read_file(dir + "/explorer.js"),
+            dir + "/explorer.html"};
+}
+
 // The finished page: explorer.html with explorer.css, model.js, gradients.js, explorer.js and the data inlined.
 // Each marker must occur exactly once in the skeleton (ValueError otherwise); they are
 // all found before anything is inserted, so inserted text is never searched for markers.
-inline std::string render_page(const Json& data, const std::string& dir = template_dir()) {
-    const std::string skeleton = read_file(dir + "/explorer.html");
-    // model.js (the forward pass), gradients.js (the dL/dA view) and explorer.js (the page, which
-    // runs on load) share one script element, in that order.
-    const std::string css = read_file(dir + "/explorer.css"),
-                      js = read_file(dir + "/model.js") + "\n" + read_file(dir + "/gradients.js") + "\n" + read_file(dir + "/explorer.js");
+inline std::string render_page(const Json& data, const PageFiles& files = compiled_in_page()) {
+    const std::string& skeleton = files.html;
     // The inlined files must not end the element that holds them.
-    if (css.find("</style") != std::string::npos) throw ValueError("explorer: explorer.css contains </style");
-    if (js.find("</script") != std::string::npos) throw ValueError("explorer: model.js, gradients.js or explorer.js contains </script");
+    if (files.css.find("</style") != std::string::npos) throw ValueError("explorer: explorer.css contains </style");
+    if (files.js.find("</script") != std::string::npos) throw ValueError("explorer: model.js, gradients.js or explorer.js contains </script");
     struct Fill {
         std::string marker, content;
         std::size_t at = 0;
     };
-    std::vector<Fill> fills{{"/*@STYLE@*/", css}, {"/*@SCRIPT@*/", js}, {"@DATA@", script_safe_json(data)}};
+    std::vector<Fill> fills{{"/*@STYLE@*/", files.css}, {"/*@SCRIPT@*/", files.js}, {"@DATA@", script_safe_json(data)}};
     for (Fill& f : fills) {
         f.at = skeleton.find(f.marker);
         if (f.at == std::string::npos || skeleton.find(f.marker, f.at + 1) != std::string::npos)
-            throw ValueError("explorer: " + dir + "/explorer.html must contain " + f.marker + " exactly once");
+            throw ValueError("explorer: " + files.where + " must contain " + f.marker + " exactly once");
     }
     std::sort(fills.begin(), fills.end(), [](const Fill& a, const Fill& b) { return a.at < b.at; });
     std::string page;

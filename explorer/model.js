@@ -130,7 +130,7 @@ function forward(model, tensors, ids) {
   return { logits, layers };
 }
 
-// Levenshtein distance with adjacent swaps counted as one edit, as lab::nearest_words.
+// Levenshtein distance with adjacent swaps counted as one edit, as data::nearest_words.
 function editDistance(a, b) {
   a = [...a], b = [...b];
   let before = new Array(b.length + 1).fill(0), prev = Array.from({ length: b.length + 1 }, (_, j) => j), cur = new Array(b.length + 1);
@@ -151,10 +151,33 @@ function nearestWords(word, known, n) {
     .sort((x, y) => x.d - y.d || x.i - y.i).slice(0, n).map((e) => e.w);
 }
 
+// The words of `text` under a word model's rules, as data::split_words (data/tokenizer.hpp) splits
+// them: ASCII whitespace separates words; "lowercase" turns A-Z into a-z; "split_punctuation" makes
+// each ASCII punctuation mark a word of its own, except an apostrophe or hyphen between two
+// characters that are neither space nor punctuation ("don't", "well-known").
+function splitWords(text, rules) {
+  const chars = [...text], words = [];
+  const space = (c) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\v" || c === "\f";
+  const punctuation = (c) => c > " " && c < "\x7f" && !/[A-Za-z0-9]/.test(c);
+  const wordlike = (c) => c !== undefined && !space(c) && !punctuation(c);
+  let word = "";
+  const endWord = () => { if (word !== "") words.push(word); word = ""; };
+  for (let i = 0; i < chars.length; ++i) {
+    let c = chars[i];
+    if (space(c)) { endWord(); continue; }
+    if (rules.lowercase && c >= "A" && c <= "Z") c = c.toLowerCase();
+    const inside = (c === "'" || c === "-") && wordlike(word.slice(-1) || undefined) && wordlike(chars[i + 1]);
+    if (rules.split_punctuation && punctuation(c) && !inside) { endWord(); words.push(c); continue; }
+    word += c;
+  }
+  endWord();
+  return words;
+}
+
 // Text -> {ids, tokens} for one model, or {unknown: [...]} (each unknown word or character once).
 function tokenize(model, text) {
   const vocab = model.vocab, index = new Map(vocab.map((t, i) => [t, i]));
-  const units = model.tokenizer.unit === "char" ? [...text] : text.split(/\s+/).filter((w) => w !== "");
+  const units = model.tokenizer.unit === "char" ? [...text] : splitWords(text, model.tokenizer);
   const unknown = [...new Set(units.filter((u) => !index.has(u) || u === "<pad>"))];
   if (unknown.length) return { unknown };
   const tokens = [...model.tokenizer.prefix, ...units, ...model.tokenizer.suffix];

@@ -23,6 +23,7 @@
 #include "phases/phase2_parameter_counts.hpp"
 #include "phases/phase2_untrained_heads.hpp"
 #include "phases/phase_common.hpp"
+#include "training/trained_enough.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/compose.hpp"
 #include "plots/heatmap.hpp"
@@ -249,9 +250,14 @@ void section6c_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
     cols.push_back({"ms_per_step", "ms/step", 7, 1});
     lab::Table t(cols);
     t.print_header();
-    for (const lab::SweepPoint& pt : lab::heads_sweep(sweep, head_counts))
+    std::vector<lab::RunRecord> runs;
+    const double chance = 1.0 / static_cast<double>(lab::grammar_vocab().size());  // guessing a hidden word uniformly
+    for (const lab::SweepPoint& pt : lab::heads_sweep(sweep, head_counts)) {
         t.row({pt.n_heads, pt.d_k, pt.eval.loss, pt.eval.accuracy, pt.eval.floor, pt.parameters, pt.seconds,
                1000 * pt.seconds / static_cast<double>(steps)});
+        runs.push_back({std::to_string(pt.n_heads) + " heads", pt.losses, pt.eval.accuracy, chance});
+    }
+    lab::print_untrained_warning(runs);
     p.m["heads_sweep"] = Json::Object{{"d_model", sweep.d_model}, {"n_layers", sweep.n_layers}, {"context", sweep.context},
                                       {"batch", sweep.batch}, {"steps", sweep.steps}, {"seed", static_cast<std::int64_t>(sweep.seed)},
                                       {"results", t.json()}};

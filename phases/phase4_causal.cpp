@@ -30,6 +30,7 @@
 #include "phases/course_errata.hpp"
 #include "phases/phase4_learning.hpp"
 #include "phases/phase_common.hpp"
+#include "training/trained_enough.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/line_chart.hpp"
@@ -338,6 +339,12 @@ void section7_custom_masks(Phase4& p, const std::vector<lab::MaskSpec>& variants
         panels.push_back(to_matrix(masked_fill(w, eq(allowed, zeros({})), -INFINITY)));  // blocked: hatched
         titles.push_back(name + ": val loss " + fixed3(loss));
     }
+    std::vector<lab::RunRecord> records;
+    for (auto [name, run] : all) {
+        records.push_back({name, {}, run->final_eval.accuracy, 1.0 / static_cast<double>(run->vocab.size())});
+        for (const lab::TrainPoint& step : run->curve) records.back().losses.push_back(step.loss);
+    }
+    lab::print_untrained_warning(records);
     p.m["custom_masks"] = Json::Object{{"steps", p.steps}, {"bayes_floor", floor}, {"val_loss", losses}};
     plots::HeatmapGridOptions co;
     co.title = "Custom masks: layer 1 attention (mean of " + std::to_string(p.gpt().config().n_heads) + " heads)";

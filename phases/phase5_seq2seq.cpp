@@ -36,6 +36,7 @@
 #include "phases/phase5_fused_attention.hpp"
 #include "phases/phase5_hard_soft_dropout.hpp"
 #include "phases/phase_common.hpp"
+#include "training/trained_enough.hpp"
 #include "plots/bar_chart.hpp"
 #include "plots/heatmap.hpp"
 #include "plots/line_chart.hpp"
@@ -269,6 +270,9 @@ void section7_8_compare(Phase5& p) {
                by_length_json(e)});
         names.push_back(p.runs[i].name);
     }
+    std::vector<lab::RunRecord> records;  // exact-sequence accuracy: chance is about 0, so the loss alone says
+    for (std::size_t i = 1; i < p.runs.size(); ++i) records.push_back({p.runs[i].name, p.runs[i].result.loss});
+    lab::print_untrained_warning(records, "--steps: the comparisons train a third of them");
     p.m["comparisons"] = t.json_by("model");
     p.m["compare_steps"] = p.compare_steps;
     p.out.figure(P::bar_chart(names, t.column("exact_sequence_accuracy"),

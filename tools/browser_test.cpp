@@ -22,7 +22,7 @@
 //             rejects the lines of a different token;
 //   neuron    the neuron view's q, k, their products, score, scaled score and weight equal
 //             attnlab's q = ln1(x) W_Qᵀ + b_Q (and k) for one head, query and key;
-//   unknown   a word the model lacks is named on the page with lab::nearest_words's five,
+//   unknown   a word the model lacks is named on the page with data::nearest_words's five,
 //             and nothing is drawn — no script error;
 //   dL/dA     the "weights | dL/dA" toggle: with view=gradients the dL/dA button is pressed,
 //             no attention line is drawn, and the heatmap cells of a listed sentence are
@@ -57,6 +57,7 @@
 #include "analyses/attention_gradients.hpp"
 #include "analyses/attention_weights.hpp"
 #include "app/options.hpp"
+#include "data/vocab.hpp"
 #include "analyses/show.hpp"
 #include "nn/checkpoint.hpp"
 #include "io/fileio.hpp"
@@ -396,7 +397,7 @@ struct Checker {
         report("neuron view #" + fragment + line, problem);
     }
 
-    // A word the model lacks: named, with lab::nearest_words's suggestions; nothing drawn, no script error.
+    // A word the model lacks: named, with data::nearest_words's suggestions; nothing drawn, no script error.
     void unknown_word() {
         const std::string fragment = "model=causal&text=the%20zebra%20sat";
         const std::string page = dom(fragment);
@@ -404,7 +405,7 @@ struct Checker {
         for (const std::string& w : model("causal").checkpoint.info.vocab)
             if (w.front() != '<' && w.front() != '[') words.push_back(w);
         std::string near;
-        for (const std::string& w : lab::nearest_words("zebra", words, 5)) near += (near.empty() ? "" : ", ") + w;
+        for (const std::string& w : data::nearest_words("zebra", words, 5)) near += (near.empty() ? "" : ", ") + w;
         const std::string want = "does not know the word \u201czebra\u201d; nearest known words: " + near;
         const std::string shown = element_text(page, "<p id=\"unknown\"", "</p>");
         std::string problem = page_error(page);

@@ -7,6 +7,7 @@
 //   tinygpt patch    --checkpoint F --clean "..." --corrupted "..." --answer W --wrong W --out DIR
 //   tinygpt lens     --checkpoint F --prompt "the cat" --out DIR
 //   tinygpt induction --checkpoint F --out DIR [--length N] [--rows N] [--seed N]
+//   tinygpt vocab    --checkpoint F [--sort id|count]
 //
 // Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
                          {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"},
                          {"patch", "activation patching: which layer, position and head carry what two texts differ in"},
                          {"lens", "the logit lens: what a causal model predicts after each layer, on your text"},
-                         {"induction", "each head's previous-token and induction scores on repeated random tokens"}});
+                         {"induction", "each head's previous-token and induction scores on repeated random tokens"},
+                         {"vocab", "list the tokens a model knows (with their counts in its corpus)"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
                    "What it writes: --out, its loss CSV and, while it runs, --out.lock; nothing else. An empty path,\n"
@@ -59,7 +61,8 @@ int main(int argc, char** argv) {
                   "through the final LayerNorm and the output head. A model of the toy grammar is also measured\n"
                   "against the grammar's exact next word (KL per layer).", declare_lens}},
         {"induction", {"Score every head of a causal --checkpoint as a previous-token head and as an induction head,\n"
-                       "on rows of random tokens of its vocabulary that repeat once.", declare_induction}}};
+                       "on rows of random tokens of its vocabulary that repeat once.", declare_induction}},
+        {"vocab", {"List the tokens --checkpoint knows, in id order or by how often its corpus holds them.", declare_vocab}}};
     lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
     commands.at(cmd).second(o);
     o.parse(argc - 1, argv + 1);
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
         if (cmd == "patch") return cmd_patch(o);
         if (cmd == "lens") return cmd_lens(o);
         if (cmd == "induction") return cmd_induction(o);
+        if (cmd == "vocab") return cmd_vocab(o);
         return cmd_show(o);
     } catch (const UsageError& e) {
         o.usage_error(e.what());

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "io/json.hpp"
 #include "nn/transformer_spec.hpp"
 #include "tensor/ops.hpp"
 
@@ -63,6 +64,8 @@ const std::vector<RunSetting>& run_settings() {
         {"scaled", "--unscaled", &TrainConfig::scaled, 0, 0, false, false, true},
         {"dropout", "--dropout", &TrainConfig::dropout, 0, 1, false, true, true},
         {"word_tokens", "--tokens", &TrainConfig::word_tokens, 0, 0, false, false, true},  // --tokens words|chars
+        {"lowercase", "--lowercase", &TrainConfig::lowercase, 0, 0, false, false, true},
+        {"split_punctuation", "--split-punctuation", &TrainConfig::split_punctuation, 0, 0, false, false, true},
         {"mask_prob", "--mask-prob", &TrainConfig::mask_prob, 0, 1, true},
         {"eval_every", "--eval-every", &TrainConfig::eval_every, 1, double(nn::kMaxTrainingSteps)},
         {"val_batches", "", &TrainConfig::val_batches, 1, 1'000'000},
@@ -252,6 +255,37 @@ std::vector<Difference> differences(const TrainConfig& stored, const TrainConfig
         if (a != b) out.push_back({s.key, s.flag, a, b});
     }
     return out;
+}
+
+data::WordRules word_rules(const TrainConfig& c) { return {c.lowercase, c.split_punctuation}; }
+
+data::WordRules word_rules(const nn::LoadedCheckpoint& ck, const std::string& path) {
+    TrainConfig c;
+    for (const RunSetting& s : run_settings())
+        if (std::holds_alternative<bool TrainConfig::*>(s.field) && ck.metadata.contains(s.key))
+            set_setting(c, s, ck.metadata.at(s.key), "'" + path + "' metadata '" + s.key + "'");
+    return word_rules(c);
+}
+
+std::string token_counts_json(const std::vector<std::int64_t>& counts) {
+    Json a = Json::array();
+    for (std::int64_t n : counts) a.push_back(Json(n));
+    return to_json(a);
+}
+
+std::optional<std::vector<std::int64_t>> token_counts(const nn::LoadedCheckpoint& ck, const std::string& path) {
+    const auto it = ck.metadata.find("token_counts");
+    if (it == ck.metadata.end()) return std::nullopt;
+    const Json a = parse_json(it->second, "'" + path + "' metadata 'token_counts'");
+    const std::string bad = "'" + path + "' metadata 'token_counts' is not one count >= 0 for each of the " +
+                            std::to_string(ck.info.vocab.size()) + " tokens of its vocabulary";
+    if (!a.is_array() || a.size() != ck.info.vocab.size()) throw ValueError(bad);
+    std::vector<std::int64_t> counts;
+    for (const Json& n : a.as_array()) {
+        if (!n.is_integer() || n.as_int64() < 0) throw ValueError(bad);
+        counts.push_back(n.as_int64());
+    }
+    return counts;
 }
 
 std::string curve_csv(const std::vector<TrainPoint>& curve) {

@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "data/tokenizer.hpp"
 #include "training/train.hpp"
 #include "io/number.hpp"
 #include "io/safetensors.hpp"
@@ -86,6 +87,20 @@ struct Difference {
     std::string key, flag, stored, requested;
 };
 std::vector<Difference> differences(const TrainConfig& stored, const TrainConfig& requested);
+
+// The word rules (data/tokenizer.hpp) a run reads its corpus with, and so every prompt to its
+// model: from its settings, or from a checkpoint's metadata (absent keys: no rule, as in the
+// checkpoints recorded before the rules existed; a value other than true or false: ValueError
+// naming `path`).
+data::WordRules word_rules(const TrainConfig& c);
+data::WordRules word_rules(const nn::LoadedCheckpoint& ck, const std::string& path);
+
+// How often each token id occurs in a corpus run's text (training and held-out parts), kept
+// in the checkpoint's metadata as "token_counts", a JSON array in id order (tinygpt vocab
+// shows it). Reading: nullopt where none is recorded (the grammar, or an older checkpoint);
+// ValueError naming `path` unless it is one count >= 0 per token of the vocabulary.
+std::string token_counts_json(const std::vector<std::int64_t>& counts);
+std::optional<std::vector<std::int64_t>> token_counts(const nn::LoadedCheckpoint& ck, const std::string& path);
 
 // The CSV of a curve: "step,loss,val_loss" then one row per step (val_loss empty where none ran).
 std::string curve_csv(const std::vector<TrainPoint>& curve);

@@ -55,7 +55,7 @@ public:
         const std::string source = "corpus '" + c.corpus + "'";
         std::vector<std::int64_t> all;
         if (c.word_tokens) {
-            data::WordCorpus words = data::read_word_corpus(text, source);
+            data::WordCorpus words = data::read_word_corpus(text, source, word_rules(c));
             all = std::move(words.ids);
             for (std::int64_t i = 0; i < words.vocab.size(); ++i) vocab_.push_back(words.vocab.word(i));
         } else {
@@ -64,6 +64,8 @@ public:
             vocab_.push_back("<pad>");
             for (char32_t cp : tok.code_points()) vocab_.push_back(utf8(cp));  // id i + 1 is code point i
         }
+        counts_.assign(vocab_.size(), 0);
+        for (std::int64_t id : all) ++counts_[static_cast<std::size_t>(id)];
         const std::size_t split = all.size() * 9 / 10;  // the last tenth is held out
         if (split < static_cast<std::size_t>(c.context + 2) || all.size() - split < static_cast<std::size_t>(c.context + 2))
             throw ValueError("train: " + source + " has " + std::to_string(all.size()) + (c.word_tokens ? " words" : " characters") +
@@ -73,6 +75,7 @@ public:
     }
     const std::vector<std::string>& vocab() const { return vocab_; }
     const DataIdentity& identity() const { return identity_; }
+    const std::vector<std::int64_t>& counts() const { return counts_; }  // per token id; empty for the grammar
 
     Batch next(Generator& gen) const {
         if (!config_.corpus.empty()) return from_stream(train_tokens_, gen);
@@ -122,6 +125,7 @@ private:
     DataIdentity identity_;
     std::vector<std::int64_t> train_tokens_, val_tokens_;
     std::vector<std::string> vocab_;
+    std::vector<std::int64_t> counts_;
 };
 
 // Mean loss and accuracy over the predicted (non-ignored) tokens of some batches.
@@ -236,6 +240,9 @@ void validate(const TrainConfig& c) {
                          " (masked-token models need word tokens)");
     if (!c.corpus.empty() && c.word_tokens && c.task == Task::chars)
         throw ValueError("train: the char task reads characters, not word tokens");
+    if ((c.lowercase || c.split_punctuation) && !c.word_tokens)
+        throw ValueError(std::string("train: ") + (c.lowercase ? "lowercase" : "split_punctuation") +
+                         " applies to word tokens of a corpus (--tokens words)");
     if ((c.task == Task::single_head || c.task == Task::qkv_head) && c.n_heads != 1)
         throw ValueError(std::string("train: ") + info(c.task).cli + " has 1 head, not n_heads " + std::to_string(c.n_heads));
     if (c.stop_after < 0) throw ValueError("train: stop_after " + std::to_string(c.stop_after) + " is negative");
@@ -399,6 +406,7 @@ TrainResult train(const TrainConfig& c) {
         ci.extra["val_loss"] = std::to_string(e.loss);
         ci.extra["val_accuracy"] = std::to_string(e.accuracy);
         if (!std::isnan(floor)) ci.extra["bayes_floor"] = std::to_string(floor);
+        if (!source.counts().empty()) ci.extra["token_counts"] = token_counts_json(source.counts());
         for (const auto& [key, value] : record) ci.extra[key] = value;
         const nn::TrainingState state{&opt, step, data_gen.state(), {curve_tensor(upto)}};
         nn::save_checkpoint(c.out, *model, ci, &state);

@@ -49,6 +49,9 @@ struct TrainConfig {
     std::string corpus;            // a UTF-8 text file to train on instead of the grammar: its characters
                                    // (Task::chars) or, with word_tokens, its words (any other task)
     bool word_tokens = false;      // corpus only: one token per whitespace-separated word (data/corpus.hpp)
+    bool lowercase = false;        // word tokens only: A-Z read as a-z, in the corpus and in every prompt
+    bool split_punctuation = false;  // word tokens only: punctuation marks are words of their own
+                                   // (both: data::WordRules, recorded in the checkpoint)
     std::int64_t steps = 1500;     // the length of the run (the learning-rate schedule spans it)
     std::int64_t stop_after = 0;   // > 0: stop at this step, as an interrupted run would
     std::int64_t d_model = 64;

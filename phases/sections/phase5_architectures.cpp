@@ -1,6 +1,8 @@
 // phase5_architectures.cpp — the bodies of phases/phase5_architectures.hpp, compiled once into build/libphases.a (see the Makefile).
 #include "phases/phase5_architectures.hpp"
 
+#include "training/trained_enough.hpp"
+
 namespace attnlab::phase5 {
 
 std::vector<Json> table_row(std::int64_t key, const std::vector<double>& values) {
@@ -20,12 +22,16 @@ void architectures_accuracy(phase::Output& out, const RecallComparison& c, Json&
                        {"accuracy_k32", "acc k=32", 9, 3}, {"mean_accuracy", "mean acc", 9, 3},
                        {"gradient_ratio_init", "grad d32/d1 init", 16, 1, true, true}, {"train_seconds", "seconds", 8, 2}}, "   ");
     models.print_header();
+    std::vector<lab::RunRecord> records;
     for (const lab::RecallRun& r : runs) {
         double total = 0;
         for (double a : r.accuracy_by_k) total += a;
-        models.row({r.name, r.parameters, r.accuracy_by_k.front(), r.accuracy_by_k.back(),
-                    total / static_cast<double>(r.accuracy_by_k.size()), r.gradient_init.back() / r.gradient_init[1], r.seconds});
+        const double mean_accuracy = total / static_cast<double>(r.accuracy_by_k.size());
+        models.row({r.name, r.parameters, r.accuracy_by_k.front(), r.accuracy_by_k.back(), mean_accuracy,
+                    r.gradient_init.back() / r.gradient_init[1], r.seconds});
+        records.push_back({r.name, r.loss, mean_accuracy, chance});
     }
+    lab::print_untrained_warning(records, "--steps");
     result["models"] = models.json_by("model");
 
     // ---- (1) accuracy against k ---------------------------------------------------------

@@ -1,6 +1,8 @@
 // phase_common.cpp — the bodies of phases/phase_common.hpp, compiled once into build/libphases.a (see the Makefile).
 #include "phases/phase_common.hpp"
 
+#include "training/run_config.hpp"
+
 namespace attnlab::phase {
 
 void section(const std::string& title) { std::printf("\n=== %s ===\n", title.c_str()); }
@@ -41,30 +43,29 @@ nn::LoadedCheckpoint load_model(const lab::Options& o, lab::Task standard, const
     }
 }
 
-std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::vector<std::string>& vocab,
-                                       std::int64_t context) {
+namespace {
+
+// Words of `vocab` (id -> word, the four specials first) as ids, with the rules the model was
+// trained with; an unknown word stops the program naming --sentence and the nearest known words.
+// A special token ("[MASK]", "<bos>") is not a word of a sentence: the phases place them themselves.
+std::vector<std::int64_t> word_ids(const lab::Options& o, const std::vector<std::string>& vocab, const std::string& text,
+                                   const data::WordRules& rules) {
+    const std::vector<std::string> words(vocab.begin() + data::Vocab::kFirstWord, vocab.end());
     std::vector<std::int64_t> ids;
-    std::string text = o.text("sentence"), word;
-    text += ' ';
-    for (char c : text) {
-        if (c != ' ' && c != '\t') {
-            word += c;
-            continue;
-        }
-        if (word.empty()) continue;
-        const auto it = std::find(vocab.begin(), vocab.end(), word);
-        auto special = [](const std::string& w) { return w.empty() || w.front() == '<' || w.front() == '['; };  // <bos>, [MASK]
-        if (it == vocab.end() || special(word)) {
-            std::vector<std::string> words_only;
-            for (const std::string& w : vocab)
-                if (!special(w)) words_only.push_back(w);
-            std::string near;
-            for (const std::string& w : lab::nearest_words(word, words_only, 5)) near += (near.empty() ? "" : ", ") + w;
-            o.fail("sentence", "the model does not know the word '" + word + "'; nearest known words: " + near);
-        }
-        ids.push_back(it - vocab.begin());
-        word.clear();
+    try {
+        ids = data::WordTokenizer(data::Vocab(words), rules).encode(text);
+    } catch (const ValueError& e) {
+        o.fail("sentence", e.what());
     }
+    for (std::int64_t id : ids)
+        if (id < data::Vocab::kFirstWord)
+            o.fail("sentence", "WordTokenizer: " + data::unknown_words_message({vocab[static_cast<std::size_t>(id)]}, words));
+    return ids;
+}
+
+std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::vector<std::string>& vocab, std::int64_t context,
+                                       const data::WordRules& rules) {
+    const std::vector<std::int64_t> ids = word_ids(o, vocab, o.text("sentence"), rules);
     if (ids.empty()) o.fail("sentence", "no words");
     if (static_cast<std::int64_t>(ids.size()) + 2 > context)  // room for <bos> and <eos>, as the models were trained
         o.fail("sentence", std::to_string(ids.size()) + " words, but the model reads at most " +
@@ -72,10 +73,18 @@ std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::vector<
     return ids;
 }
 
+}  // namespace
+
+std::vector<std::int64_t> sentence_ids(const lab::Options& o, const std::vector<std::string>& vocab,
+                                       std::int64_t context) {
+    return sentence_ids(o, vocab, context, {});
+}
+
 std::vector<std::int64_t> corpus_sentence_ids(const lab::Options& o, const nn::LoadedCheckpoint& ck) {
     const std::int64_t context = ck.model->config().context;
     const bool chars = lab::task_from_kind(ck.info.kind) == lab::Task::chars;
-    if (o.given("sentence") && !chars) return sentence_ids(o, ck.info.vocab, context);
+    const data::WordRules rules = chars ? data::WordRules{} : lab::word_rules(ck, o.text("checkpoint"));
+    if (o.given("sentence") && !chars) return sentence_ids(o, ck.info.vocab, context, rules);
     std::string text = o.text("sentence");
     if (!o.given("sentence")) {
         const auto it = ck.metadata.find("corpus");
@@ -97,19 +106,14 @@ std::vector<std::int64_t> corpus_sentence_ids(const lab::Options& o, const nn::L
             o.fail("sentence", e.what());
         }
     } else {
-        std::string word;
-        for (char c : text + " ") {
-            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-                word += c;
-            } else if (!word.empty()) {
-                const auto it = std::find(ck.info.vocab.begin(), ck.info.vocab.end(), word);
-                if (it == ck.info.vocab.end())
-                    o.fail("sentence", "the corpus holds the word '" + word + "', which the model does not know (the file "
-                                       "changed since training?): give a --sentence in its vocabulary");
-                ids.push_back(it - ck.info.vocab.begin());
-                word.clear();
-                if (ids.size() == 12) break;
-            }
+        std::vector<std::string> first = data::split_words(text, rules);  // the corpus's words, split as in training
+        first.resize(std::min<std::size_t>(first.size(), 12));
+        for (const std::string& word : first) {
+            const auto it = std::find(ck.info.vocab.begin(), ck.info.vocab.end(), word);
+            if (it == ck.info.vocab.end())
+                o.fail("sentence", "the corpus holds the word '" + word + "', which the model does not know (the file "
+                                   "changed since training?): give a --sentence in its vocabulary");
+            ids.push_back(it - ck.info.vocab.begin());
         }
     }
     if (!o.given("sentence")) ids.resize(std::min<std::size_t>(ids.size(), static_cast<std::size_t>(std::min<std::int64_t>(12, context))));

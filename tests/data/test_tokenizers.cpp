@@ -53,6 +53,54 @@ TEST_CASE("WordTokenizer round-trips and lists every unknown word", "[data][toke
                       Catch::Contains("'zebra', 'kangaroo'") && !Catch::Contains("'zebra', 'kangaroo', 'zebra'"));
 }
 
+TEST_CASE("edit distance counts inserts, deletes and substitutions", "[data][vocab]") {
+    CHECK(edit_distance("cat", "cat") == 0);
+    CHECK(edit_distance("cat", "cats") == 1);
+    CHECK(edit_distance("cat", "at") == 1);
+    CHECK(edit_distance("cat", "cut") == 1);
+    CHECK(edit_distance("kitten", "sitting") == 3);
+    CHECK(edit_distance("", "dog") == 3);
+    CHECK(edit_distance("dgo", "dog") == 1);  // a swap of neighbours
+    CHECK(edit_distance("ab", "ba") == 1);
+    CHECK(edit_distance("abc", "ca") == 3);   // optimal string alignment: no edit of a swapped pair
+}
+
+TEST_CASE("nearest words: closest first, ties in vocabulary order", "[data][vocab]") {
+    const std::vector<std::string> vocab{"the", "cat", "sat", "mat", "dog", "on"};
+    CHECK(nearest_words("cta", vocab, 1) == std::vector<std::string>{"cat"});
+    CHECK(nearest_words("bat", vocab, 3) == std::vector<std::string>{"cat", "sat", "mat"});
+    CHECK(nearest_words("x", vocab, 10).size() == vocab.size());
+}
+
+TEST_CASE("unknown words: the nearest known ones, or a small vocabulary whole", "[data][vocab]") {
+    const std::vector<std::string> many{"the", "cat", "sat", "mat", "dog", "on", "a", "rug", "big", "red", "ran", "hid", "saw"};
+    CHECK(unknown_words_message({"dgo"}, many) == "unknown word 'dgo'; nearest known words: dog, the, cat, sat, mat");
+    CHECK(unknown_words_message({"dgo", "ct"}, many) ==
+          "unknown words 'dgo', 'ct'; nearest known words: dgo -> dog, the, cat, sat, mat; ct -> cat, sat, mat, on, a");
+    const std::vector<std::string> digits{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+    CHECK(unknown_words_message({"x"}, digits) == "unknown word 'x'; the vocabulary is 0, 1, 2, 3, 4, 5, 6, 7, 8, 9");
+    const WordTokenizer tok{Vocab(many)};
+    CHECK_THROWS_WITH(tok.encode("the dgo"), "WordTokenizer: unknown word 'dgo'; nearest known words: dog, the, cat, sat, mat");
+}
+
+TEST_CASE("word rules: lowercase and punctuation split the corpus and a prompt alike", "[data][tokenizer]") {
+    using V = std::vector<std::string>;
+    const std::string text = "The Cat sat.\n\"Don't,\" said well-known Ann -- ok? 'Tis é-É";
+    CHECK(split_words(text) == V{"The", "Cat", "sat.", "\"Don't,\"", "said", "well-known", "Ann", "--", "ok?", "'Tis", "é-É"});
+    CHECK(split_words(text, {.lowercase = true}) ==
+          V{"the", "cat", "sat.", "\"don't,\"", "said", "well-known", "ann", "--", "ok?", "'tis", "é-É"});  // ASCII letters only
+    CHECK(split_words(text, {.split_punctuation = true}) ==
+          V{"The", "Cat", "sat", ".", "\"", "Don't", ",", "\"", "said", "well-known", "Ann", "-", "-", "ok", "?", "'", "Tis", "é-É"});
+    CHECK(split_words("a,b;(c)", {true, true}) == V{"a", ",", "b", ";", "(", "c", ")"});
+    CHECK(split_words("  \t\n ", {true, true}).empty());
+    // A prompt goes through the tokenizer with the corpus's rules: "The cat." is "the cat .".
+    const WordCorpus corpus = read_word_corpus("the cat sat. The Cat ran.", "corpus", {true, true});
+    CHECK(corpus.vocab.words() == V{".", "cat", "ran", "sat", "the"});
+    const WordTokenizer tok(corpus.vocab, {true, true});
+    CHECK(tok.encode("The CAT.") == std::vector<std::int64_t>{corpus.vocab.id("the"), corpus.vocab.id("cat"), corpus.vocab.id(".")});
+    CHECK_THROWS_WITH(WordTokenizer(corpus.vocab).encode("The cat."), Catch::Contains("unknown words 'The', 'cat.'"));
+}
+
 TEST_CASE("strict UTF-8: every ill-formed sequence is found at its offset", "[data][tokenizer][utf8]") {
     const Utf8Result good = decode_utf8("a\xC3\xA9\xE2\x9C\x93\xF0\x9F\x98\x80");  // a é ✓ 😀
     REQUIRE(good.ok);

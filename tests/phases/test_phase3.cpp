@@ -65,14 +65,14 @@ TEST_CASE("render_page fills each marker once and checks the template", "[phase3
     Json data = Json::object();
     data["note"] = "/*@SCRIPT@*/ @DATA@";  // marker text inside the data is data, not a marker
     const std::string page = explorer::render_page(
-        data, write_template("<style>/*@STYLE@*/</style><script id=d>@DATA@</script><script>/*@SCRIPT@*/</script>"));
+        data, explorer::page_in(write_template("<style>/*@STYLE@*/</style><script id=d>@DATA@</script><script>/*@SCRIPT@*/</script>")));
     CHECK(page == "<style>b{}</style><script id=d>{\"note\":\"/*@SCRIPT@*/ @DATA@\"}</script><script>m=1;\ng=1;\nx=1;</script>");  // model.js, gradients.js, explorer.js
 
-    CHECK_THROWS_AS(explorer::render_page(data, write_template("/*@STYLE@*/ /*@SCRIPT@*/")), ValueError);  // no @DATA@
-    CHECK_THROWS_AS(explorer::render_page(data, write_template("/*@STYLE@*/ /*@SCRIPT@*/ @DATA@ @DATA@")), ValueError);
-    CHECK_THROWS_AS(explorer::render_page(data, write_template("/*@STYLE@*/ /*@SCRIPT@*/ @DATA@", "b{}", "s='</script>'")),
+    CHECK_THROWS_AS(explorer::render_page(data, explorer::page_in(write_template("/*@STYLE@*/ /*@SCRIPT@*/"))), ValueError);  // no @DATA@
+    CHECK_THROWS_AS(explorer::render_page(data, explorer::page_in(write_template("/*@STYLE@*/ /*@SCRIPT@*/ @DATA@ @DATA@"))), ValueError);
+    CHECK_THROWS_AS(explorer::render_page(data, explorer::page_in(write_template("/*@STYLE@*/ /*@SCRIPT@*/ @DATA@", "b{}", "s='</script>'"))),
                     ValueError);
-    CHECK_THROWS_AS(explorer::render_page(data, "/nonexistent/explorer"), IOError);
+    CHECK_THROWS_AS(explorer::page_in("/nonexistent/explorer"), IOError);
 }
 
 TEST_CASE("the real template renders to a page with the data and no markers left", "[phase3][explorer]") {
@@ -82,4 +82,9 @@ TEST_CASE("the real template renders to a page with the data and no markers left
     CHECK(page.find("<script type=\"application/json\" id=\"attention-data\">{\"decimals\":4}</script>") != std::string::npos);
     for (const char* marker : {"/*@STYLE@*/", "/*@SCRIPT@*/", "@DATA@"}) CHECK(page.find(marker) == std::string::npos);
     CHECK(page.find("<div id=\"error\" role=\"alert\"></div>") != std::string::npos);  // what the browser test reads
+    // What the programs carry is the tree's files as they are now (make rebuilds it when one changes).
+    const explorer::PageFiles carried = explorer::compiled_in_page(), tree = explorer::page_in(ATTNLAB_SOURCE_DIR "/explorer");
+    CHECK(carried.html == tree.html);
+    CHECK(carried.css == tree.css);
+    CHECK(carried.js == tree.js);
 }

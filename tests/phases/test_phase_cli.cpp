@@ -148,11 +148,13 @@ void check_steps_follow_main(const std::string& program, const std::string& outp
     CHECK(steps_out_of_order(steps_main_calls(source), printed) == "");
 }
 
-Json run_ok(const std::string& program, const std::vector<std::string>& args, const std::string& out, int phase) {
+Json run_ok(const std::string& program, const std::vector<std::string>& args, const std::string& out, int phase,
+            std::string* output = nullptr) {
     const auto r = spawn(program, args);
     INFO(program << " output:\n" << r.output);
     REQUIRE(r.exit_code == 0);
     check_steps_follow_main(program, r.output);  // every good run: its headings follow main()'s order
+    if (output) *output = r.output;
     return load_json(out + "/phase" + std::to_string(phase) + "/metrics.json");
 }
 
@@ -186,7 +188,7 @@ TEST_CASE("--sentence and --checkpoint: an unknown word lists the nearest known 
         check_rejected(p, {"--checkpoint", fixture().ckpt(model), "--sentence", "the dgo sat"}, "--sentence", "'the dgo sat'",
                        "nearest known words: dog,");  // a swap of two letters is one edit
         check_rejected(p, {"--checkpoint", fixture().ckpt(model), "--sentence", "the [MASK] sat"}, "--sentence", "[MASK]",
-                       "does not know the word");
+                       "unknown word '[MASK]'; nearest known words:");
         check_rejected(p, {"--checkpoint", fixture().out("missing.safetensors")}, "--checkpoint", "missing.safetensors");
     }
     check_rejected("phase1_single_head", {"--checkpoint", fixture().ckpt("multi_head_model"), "--head", "3"}, "--head", "'3'",
@@ -250,6 +252,24 @@ TEST_CASE("phase 3 runs on the learner's sentence and checkpoints", "[phases][cl
     CHECK(fs::exists(out + "/phase3/explorer.html"));
 }
 
+TEST_CASE("phase 3 reads --sentence and the corpus with the rules a word model was trained with", "[phases][cli][phase3]") {
+    const fs::path dir = fixture().dir / "corpus_rules";
+    lab::TrainConfig c;
+    c.task = lab::Task::causal, c.word_tokens = true, c.lowercase = true, c.split_punctuation = true;
+    c.corpus = write_corpus(dir, "A bird sang over the quiet river today.\n");
+    const std::string ck = train_tiny(c, dir / "rules.safetensors");
+    const std::string out = (dir / "out").string();
+    const Json m = run_ok("phase3_visualization", {"--checkpoint", ck, "--compare-checkpoint", ck, "--sentence", "A BIRD sang today.",
+                                                   "--out", out}, out, 3);
+    CHECK(strings(m.at("tokens")) == std::vector<std::string>{"a", "bird", "sang", "today", "."});
+    const Json first = run_ok("phase3_visualization", {"--checkpoint", ck, "--compare-checkpoint", ck, "--out", out + "_first"},
+                              out + "_first", 3);
+    CHECK(strings(first.at("tokens")) ==  // the corpus's first 12 words, split as in training
+          std::vector<std::string>{"a", "bird", "sang", "over", "the", "quiet", "river", "today", ".", "a", "bird", "sang"});
+    check_rejected("phase3_visualization", {"--checkpoint", ck, "--compare-checkpoint", ck, "--sentence", "a brid sang"},
+                   "--sentence", "a brid sang", "unknown word 'brid'; the vocabulary is ., a, bird, over, quiet, river, sang, the, today");
+}
+
 TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only what needs the grammar", "[phases][cli][phase3]") {
     const fs::path dir = fixture().dir / "corpus_phase3";
     const std::string corpus = write_corpus(dir, "a bird sang over the quiet river today.\n");
@@ -307,7 +327,7 @@ TEST_CASE("phase 3 studies models of the learner's own corpus, skipping only wha
 
     // Bad values, each refused with exit 2 before any drawing.
     check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", masked, "--sentence", "the quiet cat"},
-                   "--sentence", "the quiet cat", "does not know the word 'cat'; nearest known words: ");
+                   "--sentence", "the quiet cat", "unknown word 'cat'; the vocabulary is a, bird, over");
     check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", fixture().ckpt("multi_head_model")},
                    "--compare-checkpoint", "multi_head_model", "trained on the toy grammar");
     check_rejected("phase3_visualization", {"--checkpoint", causal, "--compare-checkpoint", chars}, "--compare-checkpoint",
@@ -381,7 +401,7 @@ TEST_CASE("phase 4 runs on a model of the learner's own corpus, skipping only wh
     REQUIRE(r.exit_code == 0);
     CHECK(load_json(out + "/phase4/metrics.json").at("generation").at("prompt").as_string() == "the quiet");
     check_rejected("phase4_causal", {"--checkpoint", (dir / "words.safetensors").string(), "--sentence", "the quiet cat"},
-                   "--sentence", "the quiet cat", "does not know the word 'cat'");
+                   "--sentence", "the quiet cat", "unknown word 'cat'");
     check_rejected("phase4_causal", {"--checkpoint", (dir / "chars.safetensors").string(), "--sentence", "a bird!"},
                    "--sentence", "a bird!", "!");
     // Phase 2 on the word model: step 6's comparison on the grammar's validation set names it as skipped.
@@ -423,8 +443,12 @@ TEST_CASE("phase 5 runs with the learner's hidden width, source length, scoring 
     check_rejected("phase5_seq2seq", {"--cost-t", "64,big"}, "--cost-t", "'64,big'", "not a whole number");
     check_rejected("phase5_seq2seq", {"--sentence", "the cat"}, "--sentence", "unknown flag");  // digits only here
     const std::string out = fixture().out("p5");
+    std::string output;
     const Json m = run_ok("phase5_seq2seq", {"--hidden", "8", "--length", "6", "--score", "dot", "--steps", "20",
-                                             "--cost-t", "16,32", "--seed", "2", "--out", out}, out, 5);
+                                             "--cost-t", "16,32", "--seed", "2", "--out", out}, out, 5, &output);
+    // 20 steps leave the recurrent, convolutional and dense models guessing: the comparison says so under its table.
+    CHECK_THAT(output, Catch::Contains("warning: gru (accuracy ") && Catch::Contains(" near chance 0.125)") &&
+                           Catch::Contains("still far from trained; their places in this comparison may change with more training (--steps)"));
     CHECK(m.at("reversal").at("steps").as_int64() == 20);
     CHECK(m.at("compare_steps").as_int64() == 6);
     CHECK(m.at("reversal").at("accuracy_by_length").size() == 3);  // lengths 4, 5, 6
@@ -444,7 +468,7 @@ TEST_CASE("phase 5 studies the learner's own seq2seq checkpoint", "[phases][cli]
                    "not a seq2seq checkpoint");
     const std::string out = fixture().out("p5_mine");
     check_rejected("phase5_seq2seq", {"--checkpoint", model, "--digits", "1 2 3 4 5 6"}, "--digits", "'1 2 3 4 5 6'", "at most 5");
-    check_rejected("phase5_seq2seq", {"--digits", "1 2 a"}, "--digits", "'1 2 a'", "'a' is not a digit 0-9");
+    check_rejected("phase5_seq2seq", {"--digits", "1 2 a"}, "--digits", "'1 2 a'", "unknown word 'a'; the vocabulary is 0, 1, 2");
     const Json m = run_ok("phase5_seq2seq", {"--checkpoint", model, "--hidden", "8", "--steps", "20", "--cost-t", "16",
                                              "--seed", "0", "--digits", "3 1 4 1 5", "--out", out}, out, 5);
     // The same model decodes --digits in the phase as in `seq2seq show`.

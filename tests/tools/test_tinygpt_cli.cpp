@@ -7,6 +7,7 @@
 // catalogue takes seconds. Files it needs (a bomb header, NaN weights, a FIFO) are made
 // in build/test_tmp/cli/ by the fixture below.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <algorithm>
@@ -15,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <sstream>
 
 #include "nn/checkpoint.hpp"
 #include "io/safetensors.hpp"
@@ -204,7 +207,8 @@ TEST_CASE("tinygpt train: the course's knobs, each with a good and a bad value",
     const std::string knobs = at("knobs.safetensors"), qkv = at("qkv.safetensors");
     run_cases({
         {"--mask local:3", tiny_train({"--mask", "local:3", "--out", local}), 0, "wrote"},
-        {"--mask none", tiny_train({"--mask", "none", "--out", none}), 0, "wrote"},
+        {"--mask none says what beating the floor means", tiny_train({"--mask", "none", "--out", none}), 0,
+         "note: trained with --mask none, each position saw the token it predicts"},
         {"generate refuses a model trained without the mask", {"generate", "--checkpoint", none, "--prompt", "the"}, 1, "is a bidirectional (--mask none) model"},
         {"--mask strided:2", tiny_train({"--mask", "strided:2", "--out", strided}), 0, "wrote"},
         {"--unscaled --dropout 0.1 and the schedule knobs",
@@ -252,6 +256,98 @@ TEST_CASE("tinygpt train: the course's knobs, each with a good and a bad value",
     CHECK(meta(qkv).at("qkv_only") == "true");
     CHECK(meta(qkv).at("mask_prob") == "0.3");
     CHECK_FALSE(nn::load_checkpoint(qkv).model->named_parameters().empty());
+}
+
+TEST_CASE("tinygpt vocab lists what a model knows; --lowercase and --split-punctuation read prompts as the corpus",
+          "[tools][tinygpt][cli][vocab]") {
+    make_fixtures();
+    const std::string words = at("vocab_words.safetensors"), rules = at("vocab_rules.safetensors");
+    write_file_atomic(at("cased.txt"), [] {
+        std::string text;
+        for (int i = 0; i < 20; ++i) text += "The cat sat on the mat. A dog sat on the cat!\n";
+        return text;
+    }());
+    run_cases({
+        {"a word model", tiny_train({"--corpus", at("cased.txt"), "--tokens", "words", "--out", words}), 0, "wrote"},
+        {"the rules", tiny_train({"--corpus", at("cased.txt"), "--tokens", "words", "--lowercase", "--split-punctuation", "--out", rules}), 0,
+         "causal on the words of '" + at("cased.txt") + "' (lowercased, punctuation split)"},
+        {"vocab with counts", {"vocab", "--checkpoint", words}, 0, "knows 13 tokens of the words of '" + at("cased.txt") + "': 4 special, 9 words"},
+        {"vocab by count", {"vocab", "--checkpoint", rules, "--sort", "count"}, 0, "(lowercased, punctuation split): 4 special, 9 words"},
+        {"vocab of the grammar", {"vocab", "--checkpoint", at("ck.safetensors")}, 0, "tokens of the toy grammar's words: 4 special"},
+        {"vocab of characters", {"vocab", "--checkpoint", at("char.safetensors")}, 0, "1 special"},
+        {"--sort count on the grammar", {"vocab", "--checkpoint", at("ck.safetensors"), "--sort", "count"}, 2, "records no token counts"},
+        {"--sort bogus", {"vocab", "--checkpoint", words, "--sort", "bogus"}, 2, "--sort 'bogus': must be one of id, count"},
+        {"vocab without --checkpoint", {"vocab"}, 2, "--checkpoint is required"},
+        {"vocab of a directory", {"vocab", "--checkpoint", at("adir")}, 2, "is a directory"},
+        // The model of the rules reads "THE Cat sat." as "the cat sat .", 4 tokens; the other knows "sat." nowhere
+        // (its 9 words are few enough to list whole).
+        {"a prompt under the rules", {"eval", "--checkpoint", rules, "--prompt", "THE Cat sat."}, 0, "over 3 predictions"},
+        {"a prompt without them", {"eval", "--checkpoint", words, "--prompt", "the cat sat."}, 1,
+         "unknown word 'sat.'; the vocabulary is A, The, cat, cat!, dog, mat., on, sat, the"},
+        {"generate under the rules", {"generate", "--checkpoint", rules, "--prompt", "A DOG!", "--tokens", "2"}, 0, "A DOG!"},
+        {"--lowercase without words", {"train", "--corpus", at("cased.txt"), "--lowercase"}, 2, "--lowercase needs --corpus FILE --tokens words"},
+        {"--split-punctuation on the grammar", {"train", "--split-punctuation"}, 2, "--split-punctuation needs --corpus FILE --tokens words"},
+        {"--lowercase takes no value", {"train", "--lowercase", "yes"}, 2, "--lowercase is a switch"},
+        {"--lowercase contradicts on resume", {"train", "--resume", words, "--steps", "6", "--lowercase"}, 2,
+         "--lowercase contradicts '" + words + "', which was trained with lowercase false"},
+        {"a resumed run keeps its rules", {"train", "--resume", rules, "--steps", "6"}, 0, "resuming"},
+    });
+    const auto meta = nn::load_checkpoint(rules).metadata;
+    CHECK(meta.at("lowercase") == "true");
+    CHECK(meta.at("split_punctuation") == "true");
+    // Counts over the whole text, 20 lines of "the cat sat on the mat . a dog sat on the cat !": 280 words.
+    // In id order, the specials then the words sorted by their bytes ("!" 4, "." 5, "a" 6, "cat" 7, ...).
+    const auto rows = [](const std::string& output) {  // each line as its whitespace-separated fields
+        std::vector<std::vector<std::string>> out;
+        std::istringstream lines(output);
+        for (std::string line; std::getline(lines, line);) {
+            std::istringstream fields(line);
+            out.emplace_back(std::istream_iterator<std::string>(fields), std::istream_iterator<std::string>());
+        }
+        return out;
+    };
+    using Row = std::vector<std::string>;
+    const testing::ProgramRun by_id = tinygpt({"vocab", "--checkpoint", rules});
+    INFO(by_id.output);
+    const auto id_rows = rows(by_id.output);
+    CHECK(id_rows.at(1) == Row{"id", "token", "count", "share", "%"});
+    CHECK(id_rows.at(2) == Row{"0", "<pad>", "0", "0.00"});
+    CHECK(id_rows.at(6) == Row{"4", "!", "20", "7.14"});
+    CHECK(id_rows.at(9) == Row{"7", "cat", "40", "14.29"});
+    CHECK(id_rows.size() == 2 + 13);
+    const testing::ProgramRun by_count = tinygpt({"vocab", "--checkpoint", rules, "--sort", "count"});
+    INFO(by_count.output);
+    const auto count_rows = rows(by_count.output);
+    CHECK(count_rows.at(2) == Row{"12", "the", "60", "21.43"});  // most frequent first, ties in id order
+    CHECK(count_rows.at(3) == Row{"7", "cat", "40", "14.29"});
+    CHECK(count_rows.back() == Row{"3", "[MASK]", "0", "0.00"});
+    const testing::ProgramRun grammar = tinygpt({"vocab", "--checkpoint", at("ck.safetensors")});
+    INFO(grammar.output);
+    CHECK(rows(grammar.output).at(1) == Row{"id", "token"});  // no counts: the grammar is rules, not a text
+    CHECK_THAT(grammar.output, Contains(" cat\n"));
+}
+
+TEST_CASE("a copy of tinygpt outside the checkout writes the explorer from what it carries", "[tools][tinygpt][cli][relocatable]") {
+    make_fixtures();
+    // Only the program moves: no source tree, no build folder beside it, another working folder.
+    const fs::path away = fs::temp_directory_path() / ("attnlab_relocated_" + std::to_string(::getpid()));
+    fs::remove_all(away);
+    fs::create_directories(away / "bin");
+    fs::copy_file(testing::program_path("tinygpt"), away / "bin" / "tinygpt");
+    fs::permissions(away / "bin" / "tinygpt", fs::perms::owner_exec, fs::perm_options::add);
+    const testing::ProgramRun r = run_program({(away / "bin" / "tinygpt").string(), "show", "--checkpoint", at("ck.safetensors"),
+                                               "--prompt", "the cat sat", "--out", "show"},
+                                              60, 0, away.string());
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::string page = read_file((away / "show" / "explorer.html").string());
+    // The page holds the scripts as they are in the tree: its forward pass and tokenizer run in the browser.
+    CHECK_THAT(page, Contains(read_file(std::string(ATTNLAB_SOURCE_DIR) + "/explorer/model.js")));
+    CHECK_THAT(page, Contains(read_file(std::string(ATTNLAB_SOURCE_DIR) + "/explorer/explorer.js")));
+    CHECK_THAT(page, Contains(R"("tokenizer":{"unit":"word","prefix":["\u003cbos>"],"suffix":[],"lowercase":false,"split_punctuation":false})"));
+    // Nor does the program name this checkout anywhere: moving the tree changes none of its bytes.
+    CHECK(read_file(testing::program_path("tinygpt")).find(ATTNLAB_SOURCE_DIR) == std::string::npos);
+    fs::remove_all(away);
 }
 
 TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools][tinygpt][cli][show]") {
@@ -452,7 +548,7 @@ TEST_CASE("tinygpt: files it reads and writes, and messages", "[tools][tinygpt][
         {"temperature nan", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "nan"}, 2, "--temperature 'nan': not a finite number"},
         {"temperature 1e-400 would be 0", {"generate", "--checkpoint", ck, "--prompt", "the", "--temperature", "1e-400"}, 2, "--temperature '1e-400': not a finite number"},
         {"generate from a masked-token model", {"generate", "--checkpoint", at("mh.safetensors"), "--prompt", "the"}, 1, "is a bidirectional (multi-head) model"},
-        {"unknown word", {"generate", "--checkpoint", ck, "--prompt", "the zebra"}, 1, "unknown word"},
+        {"unknown word", {"generate", "--checkpoint", ck, "--prompt", "the zebra"}, 1, "unknown word 'zebra'; nearest known words: "},
         {"character outside the vocabulary", {"generate", "--checkpoint", at("char.safetensors"), "--prompt", "the Zq"}, 1, "is not in the vocabulary of the checkpoint"},
     });
 }

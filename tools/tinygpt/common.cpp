@@ -7,6 +7,7 @@
 #include "analyses/attention_weights.hpp"
 #include "autograd/node.hpp"
 #include "data/corpus.hpp"
+#include "training/run_config.hpp"
 #include "training/train.hpp"
 
 namespace attnlab::tinygpt {
@@ -69,27 +70,33 @@ std::string prompt_flag(const lab::Options& o) {
 
 bool is_chars(const nn::LoadedCheckpoint& ck) { return lab::task_from_kind(ck.info.kind) == Task::chars; }
 
-// Prompt text -> token ids, with the tokenizer the checkpoint was trained with. `source`
-// names where the text came from in messages: "--prompt", "--sentences 'f' line 3".
+// Prompt text -> token ids, with the tokenizer the checkpoint was trained with (a word model's
+// rules too: lowercased, punctuation split). `source` names where the text came from in
+// messages: "--prompt", "--sentences 'f' line 3".
 std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const std::string& prompt,
                                         const std::string& source) {
     if (!is_chars(ck) && prompt.find_first_not_of(" \t\n\r\v\f") == std::string::npos)
         throw ValueError(source + " '" + prompt + "' holds no words; the model reads whitespace-separated words");
-    try {
-        if (is_chars(ck)) {
-            std::string text;
-            for (std::size_t i = 1; i < ck.info.vocab.size(); ++i) text += ck.info.vocab[i];
+    if (is_chars(ck)) {
+        std::string text;
+        for (std::size_t i = 1; i < ck.info.vocab.size(); ++i) text += ck.info.vocab[i];
+        try {
             return data::CharTokenizer::from_text(text, "checkpoint vocabulary").encode(prompt);
+        } catch (const ValueError& e) {
+            throw ValueError(source + " '" + prompt + "': " + e.what() + " of the checkpoint");
         }
-        std::vector<std::string> words(ck.info.vocab.begin() + data::Vocab::kFirstWord, ck.info.vocab.end());
-        // Grammar rows open with <bos>; a corpus's words are one stream without it.
-        std::vector<std::int64_t> ids;
-        if (!ck.metadata.contains("corpus") || ck.metadata.at("corpus").empty()) ids.push_back(data::Vocab::kBos);
-        for (std::int64_t id : data::WordTokenizer(data::Vocab(words)).encode(prompt)) ids.push_back(id);
-        return ids;
-    } catch (const ValueError& e) {
-        throw ValueError(source + " '" + prompt + "': " + e.what() + " of the checkpoint");
     }
+    std::vector<std::string> words(ck.info.vocab.begin() + data::Vocab::kFirstWord, ck.info.vocab.end());
+    const data::WordTokenizer tokenizer(data::Vocab(words), lab::word_rules(ck, "--checkpoint"));
+    // Grammar rows open with <bos>; a corpus's words are one stream without it.
+    std::vector<std::int64_t> ids;
+    if (!ck.metadata.contains("corpus") || ck.metadata.at("corpus").empty()) ids.push_back(data::Vocab::kBos);
+    try {
+        for (std::int64_t id : tokenizer.encode(prompt)) ids.push_back(id);
+    } catch (const ValueError& e) {
+        throw ValueError(source + " '" + prompt + "': " + e.what());
+    }
+    return ids;
 }
 
 std::string token_text(const nn::LoadedCheckpoint& ck, std::int64_t id) {

@@ -56,6 +56,7 @@ void declare_show(lab::Options& o);
 void declare_patch(lab::Options& o);
 void declare_lens(lab::Options& o);
 void declare_induction(lab::Options& o);
+void declare_vocab(lab::Options& o);
 int cmd_train(const lab::Options& o);
 int cmd_generate(const lab::Options& o);
 int cmd_eval(const lab::Options& o);
@@ -63,5 +64,6 @@ int cmd_show(const lab::Options& o);
 int cmd_patch(const lab::Options& o);
 int cmd_lens(const lab::Options& o);
 int cmd_induction(const lab::Options& o);
+int cmd_vocab(const lab::Options& o);
 
 }  // namespace attnlab::tinygpt

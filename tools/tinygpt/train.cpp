@@ -35,6 +35,9 @@ void declare_train(lab::Options& o) {
     o.add_path("corpus", "FILE", "", "train on a UTF-8 text file instead of the grammar (vocabulary stored in the checkpoint): "
                                 "a causal model of its characters, or with --tokens words any --model on its words");
     o.add("tokens", "T", "chars", "with --corpus: chars or words (whitespace-separated)");
+    o.add_switch("lowercase", "with --tokens words: read A-Z as a-z, in the corpus and in every prompt to the model");
+    o.add_switch("split-punctuation", "with --tokens words: each punctuation mark is a word of its own (\"mat.\" -> \"mat\" "
+                                      "\".\"), except ' or - inside a word (don't, well-known); prompts are split the same way");
     o.add("steps", "N", "", "optimizer steps (default: " + per_task("--steps") + ")");
     o.add("d-model", "D", standard(Task::causal, "--d-model"), "model width (at most " + std::to_string(Limits::max_d_model) + ")");
     o.add("heads", "H", standard(Task::causal, "--heads"), "attention heads (single-head and qkv-head have 1)");
@@ -81,12 +84,17 @@ namespace {
 
 std::string describe_task(const lab::TrainConfig& c) {
     if (c.corpus.empty()) return lab::info(c.task).cli;
-    return c.task == Task::chars ? "characters of '" + c.corpus + "'" : std::string(lab::info(c.task).cli) + " on the words of '" + c.corpus + "'";
+    if (c.task == Task::chars) return "characters of '" + c.corpus + "'";
+    const std::string rules = c.lowercase && c.split_punctuation ? " (lowercased, punctuation split)"
+                              : c.lowercase                      ? " (lowercased)"
+                              : c.split_punctuation              ? " (punctuation split)"
+                                                                 : "";
+    return std::string(lab::info(c.task).cli) + " on the words of '" + c.corpus + "'" + rules;
 }
 
 // Flags that set settings of the table other than by their text: --mask sets three, --unscaled is a switch.
 bool composite(const lab::RunSetting& s) {
-    for (const char* f : {"--mask", "--unscaled", "--tokens"})
+    for (const char* f : {"--mask", "--unscaled", "--tokens", "--lowercase", "--split-punctuation"})
         if (s.flag == std::string_view(f)) return true;
     return false;
 }
@@ -112,6 +120,8 @@ lab::TrainConfig with_flags(lab::TrainConfig c, const lab::Options& o) {
     }
     if (o.given("mask")) apply_mask(c, o.text("mask"));
     if (o.given("unscaled")) c.scaled = false;
+    if (o.given("lowercase")) c.lowercase = true;
+    if (o.given("split-punctuation")) c.split_punctuation = true;
     if (o.given("tokens")) {
         if (o.text("tokens") != "words" && o.text("tokens") != "chars")
             throw UsageError("--tokens needs words or chars, got '" + o.text("tokens") + "'");
@@ -122,7 +132,9 @@ lab::TrainConfig with_flags(lab::TrainConfig c, const lab::Options& o) {
 
 // "--lr 0.01", "--unscaled": how the user gave a flag, for messages.
 std::string as_given(const lab::Options& o, const std::string& flag) {
-    return flag == "--unscaled" ? flag : flag + " " + o.text(flag.substr(2));
+    for (const char* bare : {"--unscaled", "--lowercase", "--split-punctuation"})
+        if (flag == bare) return flag;
+    return flag + " " + o.text(flag.substr(2));
 }
 
 // --resume CKPT: the stored run, with --steps, --out and --corpus the only flags that may differ.
@@ -173,7 +185,8 @@ std::string default_out(const lab::TrainConfig& c) {
     for (char& ch : name)
         if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
     if (name.empty() || name[0] == '_') name = "corpus" + name;
-    return "out/runs/" + name + "_" + (c.word_tokens ? "words_" : "") + model + ".safetensors";
+    return "out/runs/" + name + "_" + (c.word_tokens ? "words_" : "") + (c.lowercase ? "lower_" : "") +
+           (c.split_punctuation ? "punct_" : "") + model + ".safetensors";
 }
 
 lab::TrainConfig fresh_config(const lab::Options& o) {
@@ -186,6 +199,9 @@ lab::TrainConfig fresh_config(const lab::Options& o) {
         }
     }
     if (o.given("tokens") && !o.given("corpus")) throw UsageError("--tokens " + o.text("tokens") + " needs --corpus FILE (the grammar has its own words)");
+    for (const char* rule : {"lowercase", "split-punctuation"})
+        if (o.given(rule) && o.text("tokens") != "words")
+            throw UsageError(std::string("--") + rule + " needs --corpus FILE --tokens words (it applies to words; the grammar's are fixed)");
     if (o.given("corpus")) {
         check_input("--corpus", path_flag(o, "corpus"));
         const bool words = o.text("tokens") == "words";
@@ -231,6 +247,10 @@ int cmd_train(const lab::Options& o) {
         std::printf(" (Bayes floor %.4f, %+.4f above)", r.final_eval.floor, r.final_eval.loss - r.final_eval.floor);
     std::printf(", accuracy %.1f%%, %.1f s, %.0f tokens/s\nwrote %s and %s\n", 100 * r.final_eval.accuracy, r.seconds,
                 r.tokens_per_second, c.out.c_str(), lab::loss_csv_path(c.out).c_str());
+    // Without the mask a next-token model sees, at each position, the very token it predicts.
+    if (lab::info(c.task).next_token && !c.causal_mask)
+        std::printf("note: trained with --mask none, each position saw the token it predicts: a validation loss near or below "
+                    "the floor means the model read its targets, not that it learned more than the data allows\n");
     return 0;
 }
 
