@@ -4,6 +4,7 @@
 //   tinygpt train    --resume CKPT [--steps N] [--out PATH]
 //   tinygpt generate --checkpoint F --prompt "the cat" [--tokens N] [--temperature T] [--top-k K] ...
 //   tinygpt eval     --checkpoint F --prompt "..." [--dump-logits F.npy] [--dump-attention F.npy]
+//   tinygpt compare  --checkpoint A --compare-checkpoint B --out DIR [--prompt "..."]
 //
 // Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
@@ -30,20 +31,24 @@ int main(int argc, char** argv) {
                         {{"train", "train a toy transformer on the toy grammar or a text file"},
                          {"generate", "continue a prompt with a trained causal model (KV-cached)"},
                          {"eval", "per-token loss of a prompt; dump logits and attention as .npy"},
-                         {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"}});
+                         {"show", "draw what a model attends to on your text (heatmaps, flow, rollout, entropy)"},
+                         {"compare", "two runs: loss curves on one chart, the settings that differ, heads side by side"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
-                   "What it writes: --out, its loss CSV and, while it runs, --out.lock; nothing else. An empty path,\n"
-                   "a directory, the corpus, another kind of file or another run's checkpoint (other settings, steps\n"
-                   "or data) is refused unless --overwrite; continuing a run (--resume X, or the same run again) may\n"
-                   "write its own file. A run that diverges (a loss, gradient or weight not finite, or a validation\n"
+                   "What it writes: --out, its loss CSV and loss figure (.loss.svg, .loss.png) and, while it runs,\n"
+                   "--out.lock; nothing else. An empty path, a directory, the corpus, another kind of file or another\n"
+                   "run's checkpoint (other settings, steps or data) is refused unless --overwrite; continuing a run\n"
+                   "(--resume X, or the same run again) may write its own files. A run that diverges (a loss, gradient or weight not finite, or a validation\n"
                    "loss above twice its best and above ln V) stops with exit status 1 naming the step, and leaves\n"
                    "the best validation step's checkpoint. A killed run leaves its last checkpoint whole; the next\n"
                    "write removes its temporaries.",
                    declare_train}},
         {"generate", {"Continue --prompt with a causal model from --checkpoint.", declare_generate}},
         {"eval", {"Per-token loss of --prompt under --checkpoint; dump logits and attention as .npy.", declare_eval}},
-        {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}}};
+        {"show", {"Draw what a model attends to: --checkpoint with --prompt or --sentences, or --from-npy.", declare_show}},
+        {"compare", {"Compare the run of --checkpoint (A) with that of --compare-checkpoint (B): both loss curves on one\n"
+                     "chart, the settings that differ, and with --prompt both models' heads and B - A.",
+                     declare_compare}}};
     lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
     commands.at(cmd).second(o);
     o.parse(argc - 1, argv + 1);
@@ -51,6 +56,7 @@ int main(int argc, char** argv) {
         if (cmd == "train") return cmd_train(o);
         if (cmd == "generate") return cmd_generate(o);
         if (cmd == "eval") return cmd_eval(o);
+        if (cmd == "compare") return cmd_compare(o);
         return cmd_show(o);
     } catch (const UsageError& e) {
         o.usage_error(e.what());

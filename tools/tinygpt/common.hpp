@@ -53,9 +53,11 @@ void declare_train(lab::Options& o);
 void declare_generate(lab::Options& o);
 void declare_eval(lab::Options& o);
 void declare_show(lab::Options& o);
+void declare_compare(lab::Options& o);
 int cmd_train(const lab::Options& o);
 int cmd_generate(const lab::Options& o);
 int cmd_eval(const lab::Options& o);
 int cmd_show(const lab::Options& o);
+int cmd_compare(const lab::Options& o);
 
 }  // namespace attnlab::tinygpt
