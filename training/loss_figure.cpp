@@ -14,8 +14,10 @@ plots::Figure loss_figure(const std::vector<NamedCurve>& runs, const std::string
         const NamedCurve& r = runs[i];
         if (r.curve.empty()) throw ValueError("loss figure: run '" + r.name + "' has no step recorded");
         const std::string prefix = r.name.empty() ? "" : r.name + " ";
+        // One run: validation in a colour of its own, to stand out of the noisy training loss.
+        const std::size_t val_colour = runs.size() == 1 ? 1 : i;
         plots::Series train{prefix + "train", {}, {}, plots::palette::categorical(i), false, true};
-        plots::Series val{prefix + "validation", {}, {}, plots::palette::categorical(i), true, false};
+        plots::Series val{prefix + "validation", {}, {}, plots::palette::categorical(val_colour), true, false};
         for (const TrainPoint& p : r.curve) {
             train.x.push_back(static_cast<double>(p.step)), train.y.push_back(p.loss);
             if (!std::isnan(p.val_loss)) val.x.push_back(static_cast<double>(p.step)), val.y.push_back(p.val_loss);

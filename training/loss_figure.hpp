@@ -3,7 +3,8 @@
 // several on one chart (`tinygpt compare`).
 //
 // Each run gets one colour: its training loss dashed without markers (one noisy point per
-// step), its validation loss solid with a marker per evaluation. Left out: smoothing (the
+// step), its validation loss solid with a marker per evaluation (a single run's validation
+// loss gets a second colour, so that it stands out of the training noise). Left out: smoothing (the
 // CSV holds every step for whoever wants it) and log axes (losses span less than a decade).
 #pragma once
 #include <string>
