@@ -6,6 +6,7 @@
 
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
+#include "plots/line_chart.hpp"
 #include "plots/mask_chart.hpp"
 #include "plots/raster.hpp"
 #include "tests/plots/chart_fixtures.hpp"
@@ -55,6 +56,13 @@ TEST_CASE("every chart keeps a margin of background on all four edges, long titl
     charts.emplace_back("figure grid (long title)",
                         figure_grid({heatmap(causal, {.title = "one"}), heatmap(causal, {.title = "two"})},
                                     {.title = long_title, .columns = 2}));
+    // Phase 2's heads sweep: a log x axis, a long legend entry and a title longer than both.
+    charts.emplace_back("line chart, log x, long legend",
+                        line_chart({{.name = "validation loss", .x = {1, 2, 4, 8, 16}, .y = {2.6, 2.5, 2.45, 2.5, 2.7}},
+                                    {.name = "Bayes floor (no model can go lower)", .x = {1, 2, 4, 8, 16},
+                                     .y = {2.3, 2.3, 2.3, 2.3, 2.3}, .markers = false, .dashed = true}},
+                                   {.title = "Validation loss vs number of heads (d_model 64, same steps and seed)",
+                                    .x_title = "heads H (log scale; d_k = 64 / H)", .y_title = "loss (nats)", .log_x = true}));
     for (const auto& [name, fig] : charts) {
         INFO(name << " (" << fig.width << " x " << fig.height << ")");
         CHECK(touches_edge(fig) == "");
