@@ -77,6 +77,38 @@ std::int64_t explorer_token_id(const nn::LoadedCheckpoint& ck, const std::string
 
 std::string layer_head(std::size_t l, std::int64_t h) { return "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1); }
 
+// The entropy of attending uniformly to the keys each query may attend to, averaged over the
+// queries: ln T for a bidirectional model, mean ln(i + 1) under a causal mask (1.42 for 9
+// tokens, where ln 9 = 2.20 would call every causal head focused). A key is one a query may
+// attend to when some head of some layer gives it weight: a mask's blocked keys get exactly 0.
+struct Baseline {
+    double entropy;
+    std::string label;
+};
+Baseline uniform_entropy(const AttentionOf& a) {
+    const auto T = static_cast<std::int64_t>(a.tokens.size());
+    Tensor seen = zeros({T, T});
+    for (const Tensor& w : a.layers) seen = maximum(seen, max(w.to(kFloat32), 0).values);  // [H, T, T] -> [T, T]
+    const std::vector<float> v = seen.contiguous().to_vector<float>();
+    double total = 0;
+    std::int64_t all = 0;
+    for (std::int64_t i = 0; i < T; ++i) {
+        std::int64_t n = 0;
+        for (std::int64_t j = 0; j < T; ++j) n += v[static_cast<std::size_t>(i * T + j)] > 0;
+        total += std::log(static_cast<double>(std::max<std::int64_t>(n, 1)));
+        all += n == T;
+    }
+    const double mean_entropy = total / static_cast<double>(T);
+    char text[96];
+    if (all == T) {
+        std::snprintf(text, sizeof text, "uniform over all %lld keys (ln %lld = %.2f)", static_cast<long long>(T),
+                      static_cast<long long>(T), mean_entropy);
+    } else {
+        std::snprintf(text, sizeof text, "uniform over the keys each query may see (mean %.2f)", mean_entropy);
+    }
+    return {mean_entropy, text};
+}
+
 std::string save(const plots::Figure& f, const std::string& dir, const std::string& name) {
     plots::save(f, dir + "/" + name);
     return dir + "/" + name;
@@ -98,17 +130,23 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
             grid.panel_titles.push_back(layer_head(l, h));
             flows.push_back(plots::attention_flow(a.tokens, w, {.title = layer_head(l, h)}));
         }
-    grid.title = a.title + ": every layer (rows) and head";
+    // At most kMaxGridColumns heads a row: one layer per row while H fits, else a layer wraps
+    // onto several rows (each panel names its layer and head).
+    const int columns = static_cast<int>(std::min<std::int64_t>(H, kMaxGridColumns));
+    grid.title = a.title + (H <= kMaxGridColumns ? ": every layer (rows) and head" : ": every layer and head");
     grid.row_labels = grid.col_labels = a.tokens;
     grid.vmin = 0, grid.vmax = 1;
     grid.colorbar_label = "weight";
-    grid.columns = static_cast<int>(H);
+    grid.columns = columns;
     // Every figure is built (and has checked its size) before the first is written: a drawing
     // too large fails without leaving some of its files behind.
     std::vector<std::pair<plots::Figure, std::string>> figures;
     figures.emplace_back(plots::heatmap_grid(heads, grid), "attention_heads");
+    // Flow panels are wide (a row of tokens each): as many a row as fit in kMaxGridWidth pixels.
+    const double flow_width = flows[0].width + 12;  // figure_grid's gap
+    const int flow_columns = std::max(1, std::min(columns, static_cast<int>(kMaxGridWidth / flow_width)));
     figures.emplace_back(plots::figure_grid(flows, {.title = a.title + ": query (top) -> key (bottom), width = weight",
-                                                    .columns = static_cast<int>(H)}),
+                                                    .columns = flow_columns}),
                          "attention_flow");
 
     // The last layer alone, and what reaches it through the residual path of every layer.
@@ -134,8 +172,9 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
     bars.title = a.title + ": mean attention entropy per head";
     bars.value_title = "entropy (nats)";
     bars.category_title = "layer, head";
-    bars.reference = std::log(static_cast<double>(a.tokens.size()));
-    bars.reference_label = "uniform over all " + std::to_string(a.tokens.size()) + " tokens";
+    const Baseline uniform = uniform_entropy(a);
+    bars.reference = uniform.entropy;
+    bars.reference_label = uniform.label;
     figures.emplace_back(plots::bar_chart(labels, entropy, bars), "attention_entropy");
     std::vector<std::string> out;
     for (const auto& [figure, name] : figures) out.push_back(save(figure, dir, name));
@@ -147,23 +186,33 @@ std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first
     if (first_generated == 0 || first_generated >= a.tokens.size())
         throw ValueError("show: generated tokens start at " + std::to_string(first_generated) + " of " +
                          std::to_string(a.tokens.size()) + "; nothing was generated");
-    std::filesystem::create_directories(dir);
     const auto T = static_cast<std::int64_t>(a.tokens.size()), first = static_cast<std::int64_t>(first_generated);
-    std::vector<std::string> out;
+    const std::int64_t H = a.layers[0].size(0);
+    std::vector<plots::Figure> figures;  // every layer's, built (and size-checked) before the first is written
     for (std::size_t l = 0; l < a.layers.size(); ++l) {
         // Query row i predicted token i + 1: the row of the position before each generated token,
         // against the keys it could see (the last token is nobody's key here).
-        const Tensor rows = mean(a.layers[l], 0).narrow(0, first - 1, T - first).narrow(1, 0, T - 1);  // [generated, T - 1]
-        plots::HeatmapOptions o;
-        o.title = a.title + ": layer " + std::to_string(l + 1) + ", heads averaged";
+        const auto rows_of = [&](const Tensor& w) { return to_matrix(w.narrow(0, first - 1, T - first).narrow(1, 0, T - 1)); };
+        std::vector<plots::Matrix> panels{rows_of(mean(a.layers[l], 0))};  // [generated, T - 1] each
+        plots::HeatmapGridOptions o;
+        o.panel_titles = {"heads averaged"};
+        for (std::int64_t h = 0; h < H; ++h) {
+            panels.push_back(rows_of(a.layers[l].select(0, h)));
+            o.panel_titles.push_back("head " + std::to_string(h + 1));
+        }
+        o.title = a.title + ": layer " + std::to_string(l + 1) + ", the heads' average and each head";
         o.row_labels.assign(a.tokens.begin() + first, a.tokens.end());
         for (std::string& r : o.row_labels) r = "-> " + r;
         o.col_labels.assign(a.tokens.begin(), a.tokens.end() - 1);
         o.y_title = "produced";
         o.vmin = 0, o.vmax = 1;
         o.colorbar_label = "weight";
-        out.push_back(save(plots::heatmap(to_matrix(rows), o), dir, "generated_layer" + std::to_string(l + 1)));
+        o.columns = static_cast<int>(std::min<std::int64_t>(H + 1, kMaxGridColumns));
+        figures.push_back(plots::heatmap_grid(panels, o));
     }
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> out;
+    for (std::size_t l = 0; l < figures.size(); ++l) out.push_back(save(figures[l], dir, "generated_layer" + std::to_string(l + 1)));
     return out;
 }
 
@@ -270,9 +319,13 @@ std::string write_explorer(const std::string& name, bool causal, const std::vect
 
 std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& name, const std::vector<AttentionOf>& sequences,
                            const std::string& dir) {
-    const bool causal = ck.model->config().causal;
-    Json model = explorer_model(ck, {"model", name, causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all",
-                                     name, prompt_framing(ck)});
+    return write_explorer({{&ck, "model", name}}, sequences, dir);
+}
+
+std::string write_explorer(const std::vector<ExplorerCheckpoint>& models, const std::vector<AttentionOf>& sequences,
+                           const std::string& dir) {
+    if (models.empty()) throw ValueError("write_explorer: no model to put in the page");
+    const nn::LoadedCheckpoint& first = *models[0].ck;
     std::vector<std::pair<std::string, std::vector<std::string>>> sentences;
     std::vector<std::vector<std::string>> listed;
     for (const AttentionOf& a : sequences) {
@@ -281,12 +334,24 @@ std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& na
             throw ShapeError("write_explorer: '" + a.text + "' has " + std::to_string(a.tokens.size()) + " labels but " +
                              std::to_string(a.ids.size()) + " token ids");
         std::vector<std::string> tokens;
-        for (std::int64_t id : a.ids) tokens.push_back(ck.info.vocab.at(static_cast<std::size_t>(id)));
+        for (std::int64_t id : a.ids) tokens.push_back(first.info.vocab.at(static_cast<std::size_t>(id)));
         sentences.emplace_back(a.text, tokens);
         listed.push_back(std::move(tokens));
     }
-    if (causal) model["gradients"] = explorer_gradients(ck, listed);
-    return write_explorer_page(explorer_data(sentences, Json(Json::Array{model})), dir);
+    Json page_models = Json::array();
+    for (const ExplorerCheckpoint& m : models) {
+        // The listed texts are tokens of the first model's vocabulary: every model must read them alike.
+        if (m.ck->info.vocab != first.info.vocab)
+            throw ValueError("write_explorer: '" + m.name + "' has another vocabulary than '" + models[0].name +
+                             "'; one page lists texts in one vocabulary");
+        const bool causal = m.ck->model->config().causal;
+        Json model = explorer_model(*m.ck, {m.key, m.name,
+                                            causal ? "causal: a token sees itself and earlier ones" : "bidirectional: a token sees all",
+                                            m.name, prompt_framing(*m.ck)});
+        if (causal) model["gradients"] = explorer_gradients(*m.ck, listed);
+        page_models.push_back(std::move(model));
+    }
+    return write_explorer_page(explorer_data(sentences, std::move(page_models)), dir);
 }
 
 }  // namespace attnlab::lab

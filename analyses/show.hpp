@@ -4,7 +4,10 @@
 //   attention_heads      every layer × every head, one heatmap each (rows: layers)
 //   attention_flow       every layer × head as query -> key lines, width = weight
 //   attention_rollout    the last layer (heads averaged) beside the rollout through all layers
-//   attention_entropy    mean entropy of each head's rows (0 = one key, ln T = uniform)
+//   attention_entropy    mean entropy of each head's rows (0 = one key), against attending
+//                        uniformly to the keys each query may see (ln T without a mask)
+// Grids of heads hold at most kMaxGridColumns a row (and the flow's at most kMaxGridWidth
+// pixels); more heads wrap onto the next row.
 // Each as .svg and .png in the output folder, from one sequence's weights.
 //
 // The explorer page (explorer/) for phase 3 and `tinygpt show`: explorer_model puts a
@@ -42,6 +45,8 @@ std::string token_label(const std::string& token);
 // pixels to rasterize and compress, a few seconds; a --sentences file shares 2^15 among
 // its texts. Every figure also checks its pixel size (plots/layout.hpp: too many heads side
 // by side).
+inline constexpr std::int64_t kMaxGridColumns = 4;           // heads a row in attention_heads and attention_flow
+inline constexpr double kMaxGridWidth = 2000;                 // pixels: attention_flow's wide panels wrap sooner
 inline constexpr std::int64_t kMaxShowTokens = 64;            // T
 inline constexpr std::int64_t kMaxShowPanels = 64;            // layers x heads
 inline constexpr std::int64_t kMaxShowCells = 1 << 14;        // (L·H + 2)·T², one text
@@ -60,8 +65,9 @@ void check(const AttentionOf& a);
 // Writes the four figures into dir (created); returns their stems ("dir/attention_heads", ...).
 std::vector<std::string> draw_attention(const AttentionOf& a, const std::string& dir);
 
-// One figure per layer, heads averaged: the rows of the generated positions (from
-// `first_generated` on) against every position before them: what each new token read.
+// One figure per layer, the heads' average and then each head: the rows of the generated
+// positions (from `first_generated` on) against every position before them: what each new
+// token read.
 std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first_generated, const std::string& dir);
 
 // How the page turns a text into one model's tokens: whitespace-separated words or
@@ -103,6 +109,15 @@ std::string write_explorer(const std::string& name, bool causal, const std::vect
 // The live page for checkpoint `ck` (called `name`), listing the sequences' texts first; a causal
 // model's page carries their dL/dA (explorer_gradients) for the page's gradient toggle.
 std::string write_explorer(const nn::LoadedCheckpoint& ck, const std::string& name, const std::vector<AttentionOf>& sequences,
+                           const std::string& dir);
+
+// Several live models of one vocabulary in one page (`tinygpt compare`): each under its key
+// ("A-causal"), described by its real kind, causal or bidirectional.
+struct ExplorerCheckpoint {
+    const nn::LoadedCheckpoint* ck;
+    std::string key, name;
+};
+std::string write_explorer(const std::vector<ExplorerCheckpoint>& models, const std::vector<AttentionOf>& sequences,
                            const std::string& dir);
 
 // A 2-D tensor as a plots::Matrix (rows of doubles).

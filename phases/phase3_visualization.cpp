@@ -166,6 +166,9 @@ void section1_models(Phase3& p) {
                         phase::load_model(p.opt, lab::Task::multi_head, "compare-checkpoint"), {}});
     check_same_tokens(p);
     if (p.models[1].name == p.models[0].name) p.models[1].name += " (compared)";  // one model beside itself: two keys in metrics.json
+    // The explorer labels each model by its key: the kind it really is, so a second causal
+    // model given as --compare-checkpoint is not called bidirectional.
+    if (p.models[1].model().config().causal) p.models[1].key = p.models[0].model().config().causal ? "causal-compared" : "causal";
     read_sentences(p);
     for (Studied& s : p.models) {
         for (const Sequence& q : p.sequences) s.attention.push_back(lab::attention_weights(s.model(), q.ids));
@@ -358,7 +361,7 @@ void section6_explorer(Phase3& p) {
             s.checkpoint, {s.key, s.name,
                            causal ? "TinyGPT, next-token prediction: a token sees itself and earlier ones"
                                   : "bidirectional encoder, masked-token prediction: a token sees all",
-                           p.opt.text(s.key == "causal" ? "checkpoint" : "compare-checkpoint"), framing});
+                           p.opt.text(&s == &p.models[0] ? "checkpoint" : "compare-checkpoint"), framing});
         if (causal) m["gradients"] = lab::explorer_gradients(s.checkpoint, listed);  // the page's dL/dA toggle
         models.push_back(std::move(m));
     }

@@ -127,14 +127,16 @@ void section2_bidirectional_vs_causal(Phase4& p) {
     // Checked to be exactly 0 above, the upper triangle is drawn hatched (−∞ means "masked" to the heatmap).
     const plots::Matrix causal_m = to_matrix(masked_fill(causal, triu(ones({p.T, p.T}), 1), -INFINITY));
     plots::HeatmapGridOptions bo;
-    bo.title = "Same input, same weights: full vs causal attention";
+    bo.title = "Same input, same causal model: its mask removed vs kept";
     bo.row_labels = bo.col_labels = p.labels(p.ids);
-    bo.panel_titles = {"bidirectional (no mask)", "causal (upper triangle = 0)"};
+    // The left panel is not a trained bidirectional model: the causal one, read without its mask.
+    bo.panel_titles = {"mask removed (sees later tokens)", "causal (upper triangle = 0)"};
     bo.annotate = true, bo.columns = 2, bo.vmin = 0, bo.colormap = plots::Colormap::blues;
     bo.mask_label = "blocked by the causal mask: weight exactly 0";
     bo.colorbar_label = "attention weight (mean of " + std::to_string(p.gpt().config().n_heads) + " heads)";
     p.out.figure(plots::heatmap_grid({to_matrix(full), causal_m}, bo), "bidirectional_vs_causal",
-                 "Phase 4: the same weights read with full and with causal attention.");
+                 "Phase 4: the causal model's own weights, read with its mask removed (left: not a trained "
+                 "bidirectional model; it was never trained to use later tokens) and with it (right).");
     p.m["bidirectional_vs_causal"] = Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
     save_key_matrix("phase4_causal_weights", causal, p.labels(p.ids), p.labels(p.ids), p.out.root());
 }

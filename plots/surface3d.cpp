@@ -12,6 +12,7 @@
 
 #include "plots/bounds.hpp"
 #include "plots/colorbar.hpp"
+#include "plots/figure_grid.hpp"
 #include "plots/label_placer.hpp"
 #include "plots/layout.hpp"
 #include "plots/save.hpp"
@@ -330,16 +331,21 @@ std::vector<Figure> render_views(const Matrix& m, const Surface3DOptions& o, con
                              " figure leaves no room for the scene and its labels; make it larger");
     }
 
+    // A title wider than the requested size widens the figure (never the scene): the scene and
+    // its colour bar move to the middle by whole pixels, so the title keeps kPad from each edge.
+    const int width = std::max(o.width, layout::whole_pixels(layout::max_text_width({o.title}, layout::kTitleScale) + 2 * kPad));
+    const double dx = std::floor((width - o.width) / 2.0);
     std::vector<Figure> out;
     for (Figure& scene : scenes) {
         Figure fig;
-        fig.width = o.width, fig.height = o.height;
+        fig.width = width, fig.height = o.height;
         fig.description = o.title.empty() ? "3-D bar landscape" : o.title;
-        layout::add_title(fig, o.title, o.width / 2.0, kPad);
         fig.add(Group{.items = std::move(scene.items)});
         draw_colorbar(fig, {std::round(area.right() + 2 * kGap), std::round(area.y + area.h * 0.2), kColorbarWidth,
                             std::round(area.h * 0.6)},
                       s.bar);
+        translate(fig.items, dx, 0);
+        layout::add_title(fig, o.title, width / 2.0, kPad);
         out.push_back(std::move(fig));
     }
     return out;

@@ -8,6 +8,7 @@
 //   tinygpt lens     --checkpoint F --prompt "the cat" --out DIR
 //   tinygpt induction --checkpoint F --out DIR [--length N] [--rows N] [--seed N]
 //   tinygpt vocab    --checkpoint F [--sort id|count]
+//   tinygpt compare  --checkpoint A --compare-checkpoint B --out DIR [--prompt "..."]
 //
 // Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
@@ -38,13 +39,14 @@ int main(int argc, char** argv) {
                          {"patch", "activation patching: which layer, position and head carry what two texts differ in"},
                          {"lens", "the logit lens: what a causal model predicts after each layer, on your text"},
                          {"induction", "each head's previous-token and induction scores on repeated random tokens"},
-                         {"vocab", "list the tokens a model knows (with their counts in its corpus)"}});
+                         {"vocab", "list the tokens a model knows (with their counts in its corpus)"},
+                         {"compare", "two runs: loss curves on one chart, the settings that differ, heads side by side"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
-                   "What it writes: --out, its loss CSV and, while it runs, --out.lock; nothing else. An empty path,\n"
-                   "a directory, the corpus, another kind of file or another run's checkpoint (other settings, steps\n"
-                   "or data) is refused unless --overwrite; continuing a run (--resume X, or the same run again) may\n"
-                   "write its own file. A run that diverges (a loss, gradient or weight not finite, or a validation\n"
+                   "What it writes: --out, its loss CSV and loss figure (.loss.svg, .loss.png) and, while it runs,\n"
+                   "--out.lock; nothing else. An empty path, a directory, the corpus, another kind of file or another\n"
+                   "run's checkpoint (other settings, steps or data) is refused unless --overwrite; continuing a run\n"
+                   "(--resume X, or the same run again) may write its own files. A run that diverges (a loss, gradient or weight not finite, or a validation\n"
                    "loss above twice its best and above ln V) stops with exit status 1 naming the step, and leaves\n"
                    "the best validation step's checkpoint. A killed run leaves its last checkpoint whole; the next\n"
                    "write removes its temporaries.",
@@ -62,7 +64,10 @@ int main(int argc, char** argv) {
                   "against the grammar's exact next word (KL per layer).", declare_lens}},
         {"induction", {"Score every head of a causal --checkpoint as a previous-token head and as an induction head,\n"
                        "on rows of random tokens of its vocabulary that repeat once.", declare_induction}},
-        {"vocab", {"List the tokens --checkpoint knows, in id order or by how often its corpus holds them.", declare_vocab}}};
+        {"vocab", {"List the tokens --checkpoint knows, in id order or by how often its corpus holds them.", declare_vocab}},
+        {"compare", {"Compare the run of --checkpoint (A) with that of --compare-checkpoint (B): both loss curves on one\n"
+                     "chart, the settings that differ, and with --prompt both models' heads and B - A.",
+                     declare_compare}}};
     lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
     commands.at(cmd).second(o);
     o.parse(argc - 1, argv + 1);
@@ -74,6 +79,7 @@ int main(int argc, char** argv) {
         if (cmd == "lens") return cmd_lens(o);
         if (cmd == "induction") return cmd_induction(o);
         if (cmd == "vocab") return cmd_vocab(o);
+        if (cmd == "compare") return cmd_compare(o);
         return cmd_show(o);
     } catch (const UsageError& e) {
         o.usage_error(e.what());

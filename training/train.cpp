@@ -15,12 +15,14 @@
 #include "data/mlm_batches.hpp"
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
+#include "training/loss_figure.hpp"
 #include "training/run_config.hpp"
 #include "training/step.hpp"
 #include "nn/data_parallel.hpp"
 #include "nn/loss.hpp"
 #include "nn/optim.hpp"
 #include "nn/transformer_spec.hpp"
+#include "plots/save.hpp"
 #include "io/fileio.hpp"
 #include "io/safetensors.hpp"
 #include "tensor/ops.hpp"
@@ -228,6 +230,15 @@ void check_resume(const StoredRun& stored, const TrainConfig& c) {
                          " must exceed the checkpoint's step " + std::to_string(stored.step));
 }
 
+// The run's record beside its checkpoint: the loss CSV, then its figure (x.loss.svg, x.loss.png),
+// each written atomically; a reader of the CSV never finds the figure ahead of it.
+void write_curve(const std::string& out, const std::vector<TrainPoint>& curve) {
+    write_file_atomic(loss_csv_path(out), curve_csv(curve));
+    if (curve.empty()) return;  // a resumed run at step 0 has nothing to draw
+    const std::string name = std::filesystem::path(out).stem().string();
+    plots::save(loss_figure({{"", curve}}, name + ": loss per step"), loss_figure_stem(out));
+}
+
 }  // namespace
 
 void validate(const TrainConfig& c) {
@@ -387,8 +398,10 @@ TrainResult train(const TrainConfig& c) {
         lock = std::make_unique<OutputLock>(c.out, std::string("train ") + info(c.task).cli);
         check_output("train: out", c.out, "an attnlab checkpoint", true, {c.corpus});
         check_output("train: the loss CSV", loss_csv_path(c.out), "text", c.overwrite, {c.corpus});
+        check_output("train: the loss figure", loss_figure_stem(c.out) + ".svg", "text", c.overwrite, {c.corpus});
+        check_output("train: the loss figure", loss_figure_stem(c.out) + ".png", "a PNG image", c.overwrite, {c.corpus});
         if (!(!c.resume.empty() && same_file(c.out, c.resume))) check_out_is_this_run(c, source.identity(), !c.resume.empty());
-        if (!c.resume.empty() && same_file(c.out, c.resume)) write_file_atomic(loss_csv_path(c.out), curve_csv(curve));
+        if (!c.resume.empty() && same_file(c.out, c.resume)) write_curve(c.out, curve);
     }
 
     // ---- the loop
@@ -410,7 +423,7 @@ TrainResult train(const TrainConfig& c) {
         for (const auto& [key, value] : record) ci.extra[key] = value;
         const nn::TrainingState state{&opt, step, data_gen.state(), {curve_tensor(upto)}};
         nn::save_checkpoint(c.out, *model, ci, &state);
-        write_file_atomic(loss_csv_path(c.out), curve_csv(curve));
+        write_curve(c.out, curve);
         saved_step = step;
     };
     // The best evaluation so far: on disk already with keep = best; in memory with keep = last.
@@ -477,7 +490,7 @@ TrainResult train(const TrainConfig& c) {
                 else if (improved)
                     save(step + 1, e, curve, {{"kept", "best"}, {"best_step", std::to_string(step + 1)}});
                 else if (!c.out.empty())  // the run's record goes on; the checkpoint stays at its best step
-                    write_file_atomic(loss_csv_path(c.out), curve_csv(curve));
+                    write_curve(c.out, curve);
                 if (c.on_eval) c.on_eval(step + 1, *model);
             } else {
                 curve.push_back(point);

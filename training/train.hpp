@@ -13,9 +13,11 @@
 //     of the data (a hash of the corpus and its vocabulary) and the loss curve up to its
 //     step. With keep = last it is rewritten (atomically) at every evaluation; with keep =
 //     best only when the validation loss is the lowest so far, and its metadata says so
-//     ("kept": "best", "best_step"). The loss CSV beside it is written from the curve after
-//     the checkpoint, and rewritten from the checkpoint when a run resumes, so a kill
-//     between the two cannot leave it behind its checkpoint for long.
+//     ("kept": "best", "best_step"). The loss CSV beside it, and its figure (x.loss.svg and
+//     x.loss.png: training/loss_figure.hpp), are written from the curve after the checkpoint,
+//     and rewritten from the checkpoint when a run resumes, so a kill between them cannot
+//     leave them behind their checkpoint for long. They follow io/fileio's output rule as
+//     `out` does: another kind of file there is refused unless `overwrite`.
 //   - `out` is never another run's file: an existing file there must be a checkpoint of
 //     this very run (the same task, settings, steps and data; a resumed run may have fewer
 //     steps), or `overwrite` must be set. While the run writes it, it holds an OutputLock

@@ -7,6 +7,7 @@
 #include "analyses/attention_gradients.hpp"
 #include "explorer/explorer.hpp"
 #include "analyses/show.hpp"
+#include "io/fileio.hpp"
 #include "tensor/ops.hpp"
 
 using namespace attnlab;
@@ -154,4 +155,63 @@ TEST_CASE("the page's dL/dA are lab::attention_gradients' for each listed senten
     const nn::LoadedCheckpoint bidirectional = checkpoint(small(6, false), vocab, "toy");
     CHECK_THROWS_WITH(lab::explorer_gradients(bidirectional, listed), Catch::Contains("needs a causal model"));
     CHECK_THROWS_WITH(lab::explorer_gradients(ck, {{"<bos>", "zebra"}}), Catch::Contains("'zebra' is not in the model's vocabulary"));
+}
+
+TEST_CASE("show's figures: the entropy baseline counts the keys each query may see, grids wrap at 4 heads",
+          "[lab][show]") {
+    const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/show_figures";
+    std::filesystem::remove_all(dir);
+    const std::int64_t T = 9;
+    // Uniform over the keys each query may see: row i spreads over keys 0..i (causal) or all T.
+    const auto weights = [&](bool causal, std::int64_t H) {
+        std::vector<float> w;
+        for (std::int64_t h = 0; h < H; ++h)
+            for (std::int64_t i = 0; i < T; ++i)
+                for (std::int64_t j = 0; j < T; ++j) w.push_back(!causal ? 1.0f / T : j <= i ? 1.0f / float(i + 1) : 0.0f);
+        return from_vector(w, {H, T, T});
+    };
+    const auto attention = [&](bool causal, std::int64_t H) {
+        lab::AttentionOf a{"test", "", {}, {weights(causal, H)}, {}};
+        for (std::int64_t t = 0; t < T; ++t) a.tokens.push_back("t" + std::to_string(t));
+        return a;
+    };
+    SECTION("causal: mean ln(i + 1) over the 9 queries, 1.42, not ln 9 = 2.20") {
+        lab::draw_attention(attention(true, 2), dir + "/causal");
+        const std::string svg = read_file(dir + "/causal/attention_entropy.svg");
+        CHECK_THAT(svg, Catch::Contains("uniform over the keys each query may see (mean 1.42)"));
+    }
+    SECTION("bidirectional: every query sees all 9 keys, ln 9") {
+        lab::draw_attention(attention(false, 2), dir + "/bidirectional");
+        CHECK_THAT(read_file(dir + "/bidirectional/attention_entropy.svg"), Catch::Contains("uniform over all 9 keys (ln 9 = 2.20)"));
+    }
+    SECTION("generate --show draws the heads' average and then each head") {
+        const auto stems = lab::draw_generation(attention(true, 2), 6, dir + "/generated");
+        REQUIRE(stems == std::vector<std::string>{dir + "/generated/generated_layer1"});
+        const std::string svg = read_file(stems[0] + ".svg");
+        CHECK_THAT(svg, Catch::Contains(">heads averaged<") && Catch::Contains(">head 1<") && Catch::Contains(">head 2<"));
+        CHECK_THAT(svg, Catch::Contains("-&gt; t8"));  // the last generated token's row
+    }
+    SECTION("8 heads wrap to 4 columns (the flow to 2,000 px): more rows, never wider") {
+        lab::draw_attention(attention(true, 4), dir + "/four");
+        lab::draw_attention(attention(true, 8), dir + "/eight");
+        const auto size = [&](const std::string& file) {  // the SVG's width and height attributes
+            const std::string svg = read_file(file);
+            const auto attr = [&](const std::string& name) {
+                const std::size_t at = svg.find(name + "=\"");
+                return std::stod(svg.substr(at + name.size() + 2));
+            };
+            return std::pair{attr("width"), attr("height")};
+        };
+        for (const char* figure : {"attention_heads.svg", "attention_flow.svg"}) {
+            INFO(figure);
+            const auto four = size(dir + "/four/" + figure), eight = size(dir + "/eight/" + figure);
+            CHECK(eight.first == four.first);
+            CHECK(eight.second > four.second);
+            CHECK(eight.first <= lab::kMaxGridWidth);
+        }
+        {  // the heatmaps: 4 heads are one row, 8 two
+            const auto four = size(dir + "/four/attention_heads.svg"), eight = size(dir + "/eight/attention_heads.svg");
+            CHECK(eight.second > 1.8 * four.second);
+        }
+    }
 }

@@ -12,7 +12,8 @@
 namespace plots_test {
 
 // (name, figure) for heatmap, heatmap grid, bar charts, line charts, both flow
-// layouts, the flow diagram, the 3-D view and the table.
-std::vector<std::pair<std::string, attnlab::plots::Figure>> every_chart();
+// layouts, the flow diagram, the 3-D view and the table. A non-empty `title` replaces
+// every chart's own (a long one is what could run off the right edge).
+std::vector<std::pair<std::string, attnlab::plots::Figure>> every_chart(const std::string& title = "");
 
 }  // namespace plots_test

@@ -57,6 +57,7 @@ void declare_patch(lab::Options& o);
 void declare_lens(lab::Options& o);
 void declare_induction(lab::Options& o);
 void declare_vocab(lab::Options& o);
+void declare_compare(lab::Options& o);
 int cmd_train(const lab::Options& o);
 int cmd_generate(const lab::Options& o);
 int cmd_eval(const lab::Options& o);
@@ -65,5 +66,6 @@ int cmd_patch(const lab::Options& o);
 int cmd_lens(const lab::Options& o);
 int cmd_induction(const lab::Options& o);
 int cmd_vocab(const lab::Options& o);
+int cmd_compare(const lab::Options& o);
 
 }  // namespace attnlab::tinygpt

@@ -22,7 +22,7 @@ void declare_generate(lab::Options& o) {
                           "last context - 1 tokens); without it, generation stops there and says so");
     o.add("seed", "S", "0", "sampling seed");
     o.add_switch("no-kv-cache", "recompute the whole prefix every step (slower; same result)");
-    o.add("show", "DIR", "", "draw, per layer, what each generated token attended to (DIR/generated_layerN)");
+    o.add("show", "DIR", "", "draw, per layer, what each generated token attended to, heads averaged and each head (DIR/generated_layerN)");
 }
 
 int cmd_generate(const lab::Options& o) {

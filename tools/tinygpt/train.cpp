@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "training/mask_spec.hpp"
+#include "training/loss_figure.hpp"
 #include "training/run_config.hpp"
 #include "nn/transformer_spec.hpp"
 #include "io/fileio.hpp"
@@ -67,7 +68,7 @@ void declare_train(lab::Options& o) {
     o.add("seed", "S", standard(Task::causal, "--seed"), "seed for weights and data");
     o.add_path("out", "PATH", "", "checkpoint to write (default: out/checkpoints/<model>_model.safetensors for the grammar, "
                                   "out/runs/<corpus name>_<model>_model.safetensors for a corpus; with --resume, the resumed "
-                                  "checkpoint itself); the loss CSV goes beside it. It is never another run's checkpoint "
+                                  "checkpoint itself); the loss CSV and figure go beside it. It is never another run's checkpoint "
                                   "(other settings, steps or data) nor any other file, unless --overwrite; while the run "
                                   "writes it, PATH.lock names the run and a second trainer on PATH stops at once");
     o.add_switch("overwrite", "replace whatever file is at --out, another run's checkpoint included");
@@ -245,8 +246,9 @@ int cmd_train(const lab::Options& o) {
     std::printf("validation loss %.4f", r.final_eval.loss);
     if (!std::isnan(r.final_eval.floor))
         std::printf(" (Bayes floor %.4f, %+.4f above)", r.final_eval.floor, r.final_eval.loss - r.final_eval.floor);
-    std::printf(", accuracy %.1f%%, %.1f s, %.0f tokens/s\nwrote %s and %s\n", 100 * r.final_eval.accuracy, r.seconds,
-                r.tokens_per_second, c.out.c_str(), lab::loss_csv_path(c.out).c_str());
+    std::printf(", accuracy %.1f%%, %.1f s, %.0f tokens/s\nwrote %s, %s and %s.svg and .png\n", 100 * r.final_eval.accuracy,
+                r.seconds, r.tokens_per_second, c.out.c_str(), lab::loss_csv_path(c.out).c_str(),
+                lab::loss_figure_stem(c.out).c_str());
     // Without the mask a next-token model sees, at each position, the very token it predicts.
     if (lab::info(c.task).next_token && !c.causal_mask)
         std::printf("note: trained with --mask none, each position saw the token it predicts: a validation loss near or below "
