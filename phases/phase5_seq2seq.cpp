@@ -270,8 +270,9 @@ void section7_8_compare(Phase5& p) {
                by_length_json(e)});
         names.push_back(p.runs[i].name);
     }
-    std::vector<lab::RunRecord> records;  // exact-sequence accuracy: chance is about 0, so the loss alone says
-    for (std::size_t i = 1; i < p.runs.size(); ++i) records.push_back({p.runs[i].name, p.runs[i].result.loss});
+    std::vector<lab::RunRecord> records;  // exact-sequence accuracy: chance is about 0 (NaN: no rule 2)
+    for (std::size_t i = 1; i < p.runs.size(); ++i)
+        records.push_back({p.runs[i].name, p.runs[i].result.loss, p.eval(i).accuracy, NAN});
     lab::print_untrained_warning(records, "--steps: the comparisons train a third of them");
     p.m["comparisons"] = t.json_by("model");
     p.m["compare_steps"] = p.compare_steps;

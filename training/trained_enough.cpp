@@ -10,7 +10,8 @@ namespace attnlab::lab {
 std::string far_from_trained(const RunRecord& run) {
     std::vector<std::string> why;
     const std::vector<double>& l = run.losses;
-    if (l.size() >= 2) {
+    const bool solved = !std::isnan(run.accuracy) && run.accuracy >= kSolved;
+    if (l.size() >= 2 && !solved) {
         // Rule 1: the means of the last two windows, a tenth of the run each.
         const std::size_t w = std::max<std::size_t>(1, l.size() / 10);
         const auto mean = [&](std::size_t from) {

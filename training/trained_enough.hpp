@@ -6,7 +6,9 @@
 // 4's masks, phase 5's scorers and architectures). The rule, from what a run recorded:
 //   1. still falling: the run's losses (one per step or per evaluation, in order), averaged over
 //      windows of a tenth of them (at least one value each), fell between the last two windows
-//      by more than kStillFalling of the earlier one's value;
+//      by more than kStillFalling of the earlier one's value - unless its accuracy reached
+//      kSolved: a run that gets 95% or more right is not far from trained, and its loss
+//      still shrinking toward 0 is polish, not learning;
 //   2. near chance: its accuracy is below kNearChance times the accuracy of guessing (where
 //      both are known: a task whose chance is about 0, such as a whole sequence, leaves it out).
 // A run with one loss value can only be judged by rule 2.
@@ -19,6 +21,7 @@ namespace attnlab::lab {
 
 inline constexpr double kStillFalling = 0.05;  // 5% of the loss between the last two tenths of the run
 inline constexpr double kNearChance = 1.25;    // accuracy under 1.25 × chance
+inline constexpr double kSolved = 0.95;        // accuracy at which rule 1 no longer applies
 
 struct RunRecord {
     std::string name;             // the run's row in its table

@@ -31,6 +31,9 @@ TEST_CASE("far_from_trained: a loss still falling by more than 5% per tenth of t
     CHECK(lab::far_from_trained({"d", {2.0, 1.91}}).empty());  // 4.5%: under the 5% line
     CHECK(lab::far_from_trained({"e", {2.0, 2.5}}).empty());   // rising is not learning fast
     CHECK(lab::far_from_trained({"f", {2.0}}).empty());        // one value: rule 1 cannot say
+    // A run that gets 95% or more right is not far from trained, however its loss still shrinks.
+    CHECK(lab::far_from_trained({"g", falling(100), 0.95, 0.125}).empty());
+    CHECK(lab::far_from_trained({"h", falling(100), 0.94, 0.125}) == "loss still falling 10% between the last two tenths of the run");
 }
 
 TEST_CASE("far_from_trained: accuracy near chance, where chance is known", "[training][trained_enough]") {
