@@ -3,7 +3,7 @@
 # The layers are docs/layout.md's map ("Which folder may include which"); nothing includes
 # upward, so a folder can be read, built and tested with only the folders below it:
 #   tensor/ autograd/                 the bottom: one layer (an op records its backward node)
-#   io/                               files
+#   io/  assets/                      files: read and written; compiled in at build time
 #   nn/  data/  plots/                side by side: none includes another
 #   training/  explorer/              the training loop and run record; the explorer page
 #   app/                              command line and report (includes training/)
@@ -23,14 +23,15 @@ declare -A may=(
     [tensor]="autograd"
     [autograd]="tensor"
     [io]="tensor autograd"
-    [nn]="io tensor autograd"
-    [data]="io tensor autograd"
-    [plots]="io tensor autograd"
-    [training]="nn data plots io tensor autograd"
-    [explorer]="nn data plots io tensor autograd"
-    [app]="training nn data plots io tensor autograd"
-    [analyses]="app training explorer nn data plots io tensor autograd"
-    [experiments]="analyses app training explorer nn data plots io tensor autograd"
+    [assets]="tensor autograd"
+    [nn]="io assets tensor autograd"
+    [data]="io assets tensor autograd"
+    [plots]="io assets tensor autograd"
+    [training]="nn data plots io assets tensor autograd"
+    [explorer]="nn data plots io assets tensor autograd"
+    [app]="training nn data plots io assets tensor autograd"
+    [analyses]="app training explorer nn data plots io assets tensor autograd"
+    [experiments]="analyses app training explorer nn data plots io assets tensor autograd"
 )
 
 folders=()
