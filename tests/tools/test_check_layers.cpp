@@ -43,7 +43,7 @@ TEST_CASE("check_layers names an upward include; same-layer, lower and system in
                                "1 files, every include"},
                           Case{"beside", "tensor/t.cpp", "#include \"autograd/node.hpp\"\n", 0, "every include"},
                           Case{"up", "nn/t.cpp", "// nn\n#include \"tensor/ops.hpp\"\n#include \"training/train.hpp\"\n", 1,
-                               "nn/t.cpp:3: includes training/train.hpp (nn/ may include: io tensor autograd)"},
+                               "nn/t.cpp:3: includes training/train.hpp (nn/ may include: io assets tensor autograd)"},
                           Case{"side", "plots/t.hpp", "  #  include \"data/vocab.hpp\"\n", 1, "plots/t.hpp:1: includes data/vocab.hpp"},
                           Case{"program", "analyses/t.cpp", "#include \"phases/phase_common.hpp\"\n", 1,
                                "analyses/t.cpp:1: includes phases/phase_common.hpp"}}) {
