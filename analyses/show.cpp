@@ -16,6 +16,7 @@
 #include "plots/bar_chart.hpp"
 #include "plots/figure_grid.hpp"
 #include "plots/heatmap.hpp"
+#include "plots/line_chart.hpp"
 #include "plots/save.hpp"
 #include "tensor/error.hpp"
 #include "tensor/ops.hpp"
@@ -214,6 +215,39 @@ std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first
     std::vector<std::string> out;
     for (std::size_t l = 0; l < figures.size(); ++l) out.push_back(save(figures[l], dir, "generated_layer" + std::to_string(l + 1)));
     return out;
+}
+
+std::string draw_entropy_over_training(const nn::LoadedCheckpoint& ck, const std::string& title, const std::string& dir) {
+    const auto it = ck.training_tensors.find("entropy_curve");
+    if (it == ck.training_tensors.end()) return "";
+    const Tensor& t = it->second;
+    const std::int64_t L = ck.model->config().n_layers, H = ck.model->config().n_heads;
+    if (t.dtype() != kFloat64 || t.dim() != 2 || t.size(1) != 1 + L * H || t.size(0) < 1)
+        throw ValueError(std::string("show: the checkpoint's entropy_curve is ") + dtype_name(t.dtype()) + " " + t.shape().str() +
+                         ", not float64 [rows, 1 + " + std::to_string(L) + " x " + std::to_string(H) + "]");
+    const std::vector<double> v = t.to_vector<double>();
+    const std::int64_t n = t.size(0), width = t.size(1);
+    // One line per head while they stay legible; past kMaxEntropyLines, one per layer (its heads' mean).
+    const bool per_head = L * H <= kMaxEntropyLines;
+    std::vector<plots::Series> series;
+    for (std::int64_t l = 0; l < L; ++l)
+        for (std::int64_t h = 0; h < (per_head ? H : 1); ++h) {
+            plots::Series s;
+            s.name = "layer " + std::to_string(l + 1) + (per_head ? ", head " + std::to_string(h + 1) : std::string(", heads' mean"));
+            s.markers = n <= 30;
+            for (std::int64_t r = 0; r < n; ++r) {
+                double y = 0;
+                for (std::int64_t k = per_head ? h : 0; k < (per_head ? h + 1 : H); ++k) y += v[static_cast<std::size_t>(r * width + 1 + l * H + k)];
+                s.x.push_back(v[static_cast<std::size_t>(r * width)]);
+                s.y.push_back(y / (per_head ? 1.0 : static_cast<double>(H)));
+            }
+            series.push_back(std::move(s));
+        }
+    const plots::Figure f = plots::line_chart(
+        series, {.title = title + ": each head's attention entropy at every evaluation",
+                 .x_title = "step", .y_title = "entropy (nats)"});
+    std::filesystem::create_directories(dir);
+    return save(f, dir, "entropy_over_training");
 }
 
 Framing prompt_framing(const nn::LoadedCheckpoint& ck) {

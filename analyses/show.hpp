@@ -4,6 +4,7 @@
 //   attention_heads      every layer × every head, one heatmap each (rows: layers)
 //   attention_flow       every layer × head as query -> key lines, width = weight
 //   attention_rollout    the last layer (heads averaged) beside the rollout through all layers
+//   entropy_over_training  each head's entropy at every evaluation of the run (a training checkpoint)
 //   attention_entropy    mean entropy of each head's rows (0 = one key), against attending
 //                        uniformly to the keys each query may see (ln T without a mask)
 // Grids of heads hold at most kMaxGridColumns a row (and the flow's at most kMaxGridWidth
@@ -69,6 +70,13 @@ std::vector<std::string> draw_attention(const AttentionOf& a, const std::string&
 // positions (from `first_generated` on) against every position before them: what each new
 // token read.
 std::vector<std::string> draw_generation(const AttentionOf& a, std::size_t first_generated, const std::string& dir);
+
+// The training checkpoint's entropy_curve (each head's mean attention entropy on a fixed
+// validation batch at every evaluation, recorded by lab::train) as entropy_over_training:
+// one line per head, or per layer past kMaxEntropyLines heads. Returns its stem, or "" if
+// the checkpoint records none (saved without training, or before the curve was recorded).
+inline constexpr std::int64_t kMaxEntropyLines = 12;
+std::string draw_entropy_over_training(const nn::LoadedCheckpoint& ck, const std::string& title, const std::string& dir);
 
 // How the page turns a text into one model's tokens: whitespace-separated words or
 // characters, between fixed tokens (phase 3's <bos> words <eos>, as the toy rows were packed).

@@ -239,6 +239,75 @@ void write_curve(const std::string& out, const std::vector<TrainPoint>& curve) {
     plots::save(loss_figure({{"", curve}}, name + ": loss per step"), loss_figure_stem(out));
 }
 
+// Each head's mean attention entropy (nats) on one validation batch, the step first:
+// [step, layer 1 head 1, layer 1 head 2, ...]. The batch is fixed, so the rows of one run
+// show how its heads focus (entropy falls) or spread as it trains.
+std::vector<double> entropy_row(std::int64_t step, Transformer& model, const Batch& b) {
+    NoGradGuard no_grad;
+    const bool was_training = model.is_training(), was_tracing = model.trace().enabled;
+    model.eval();
+    model.trace().enabled = true;
+    model.trace().clear();
+    model.forward(b.ids, b.padding);
+    std::vector<double> row{static_cast<double>(step)};
+    for (const Tensor& w : model.trace().layers) {  // [B, H, T, T]
+        const std::int64_t B = w.size(0), H = w.size(1), T = w.size(2), Tk = w.size(3);
+        const std::vector<float> p = w.contiguous().to_vector<float>();
+        for (std::int64_t h = 0; h < H; ++h) {
+            double total = 0;  // Σ over rows of -Σ_j p log p (a fully masked row, all 0, has entropy 0)
+            for (std::int64_t r = 0; r < B; ++r)
+                for (std::int64_t i = 0; i < T; ++i)
+                    for (std::int64_t j = 0; j < Tk; ++j) {
+                        const double x = p[static_cast<std::size_t>(((r * H + h) * T + i) * Tk + j)];
+                        if (x > 0) total -= x * std::log(x);
+                    }
+            row.push_back(total / static_cast<double>(B * T));
+        }
+    }
+    model.trace().clear();
+    model.trace().enabled = was_tracing;
+    model.train(was_training);
+    return row;
+}
+
+// The rows up to `step`, as the checkpoint's "entropy_curve": float64 [rows, 1 + L·H].
+NamedTensor entropy_tensor(const std::vector<std::vector<double>>& rows, std::int64_t step, std::int64_t width) {
+    std::vector<double> flat;
+    std::int64_t n = 0;
+    for (const auto& r : rows)
+        if (r[0] <= static_cast<double>(step)) flat.insert(flat.end(), r.begin(), r.end()), ++n;
+    return {"entropy_curve", from_vector(flat, {n, width}, kFloat64)};
+}
+
+// A resumed run's entropy rows, up to its step; ValueError naming the file if they are not
+// [rows, 1 + L·H] of finite values at increasing steps. A checkpoint saved before the rows
+// were recorded has none, and its run goes on without the earlier ones.
+std::vector<std::vector<double>> stored_entropy(const nn::LoadedCheckpoint& ck, const std::string& path, std::int64_t width) {
+    std::vector<std::vector<double>> rows;
+    const auto it = ck.training_tensors.find("entropy_curve");
+    if (it == ck.training_tensors.end()) return rows;
+    const Tensor& t = it->second;
+    if (t.dtype() != kFloat64 || t.dim() != 2 || t.size(1) != width)
+        throw ValueError("resume: '" + path + "': entropy_curve is " + dtype_name(t.dtype()) + " " + t.shape().str() +
+                         ", expected float64 [rows, " + std::to_string(width) + "] (the step, then one entropy per head)");
+    const std::vector<double> v = t.to_vector<double>();
+    for (std::int64_t i = 0; i < t.size(0); ++i) {
+        std::vector<double> row(v.begin() + i * width, v.begin() + (i + 1) * width);
+        for (double x : row)
+            if (!std::isfinite(x) || x < 0)
+                throw ValueError("resume: '" + path + "': entropy_curve row " + std::to_string(i) + " holds " + format_real(x) +
+                                 "; entropies and steps are finite and >= 0");
+        if (!rows.empty() && row[0] <= rows.back()[0])
+            throw ValueError("resume: '" + path + "': entropy_curve row " + std::to_string(i) + " is at step " +
+                             format_real(row[0]) + ", not after the row before it");
+        if (row[0] > static_cast<double>(ck.step))
+            throw ValueError("resume: '" + path + "': entropy_curve row " + std::to_string(i) + " is at step " +
+                             format_real(row[0]) + ", past the checkpoint's step " + std::to_string(ck.step));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 }  // namespace
 
 void validate(const TrainConfig& c) {
@@ -391,6 +460,11 @@ TrainResult train(const TrainConfig& c) {
     nn::DataParallel parallel(*model, static_cast<int>(c.shards));
     double floor = NAN;
     const std::vector<Batch> val = source.validation(&floor);
+    // Each head's entropy at every evaluation (and step 0), recorded in the checkpoint for `show`.
+    const std::int64_t entropy_width = 1 + model->config().n_layers * model->config().n_heads;
+    std::vector<std::vector<double>> entropy_rows;
+    if (!c.resume.empty()) entropy_rows = stored_entropy(resumed, c.resume, entropy_width);
+    else entropy_rows.push_back(entropy_row(0, *model, val[0]));
 
     // ---- the output: locked for this run, never another run's file, its CSV in step with it
     std::unique_ptr<OutputLock> lock;
@@ -421,7 +495,8 @@ TrainResult train(const TrainConfig& c) {
         if (!std::isnan(floor)) ci.extra["bayes_floor"] = std::to_string(floor);
         if (!source.counts().empty()) ci.extra["token_counts"] = token_counts_json(source.counts());
         for (const auto& [key, value] : record) ci.extra[key] = value;
-        const nn::TrainingState state{&opt, step, data_gen.state(), {curve_tensor(upto)}};
+        const nn::TrainingState state{&opt, step, data_gen.state(),
+                                      {curve_tensor(upto), entropy_tensor(entropy_rows, step, entropy_width)}};
         nn::save_checkpoint(c.out, *model, ci, &state);
         write_curve(c.out, curve);
         saved_step = step;
@@ -476,6 +551,7 @@ TrainResult train(const TrainConfig& c) {
                     throw diverged(step + 1, "the validation loss " + loss_text(e.loss) + " is above twice the best, " +
                                                  loss_text(best_val) + " at step " + std::to_string(best.step) +
                                                  ", and above ln V = " + loss_text(uniform_loss) + " (guessing uniformly)");
+                entropy_rows.push_back(entropy_row(step + 1, *model, val[0]));
                 rising = e.loss > last_val ? rising + 1 : 0;
                 point.val_loss = last_val = e.loss;
                 curve.push_back(point);

@@ -10,8 +10,10 @@
 //   - Same config and seed => the same loss curve, bit for bit.
 //   - The checkpoint at `out` holds the whole run: the model, the optimizer, the data
 //     stream's state, every setting of TrainConfig (training/run_config.hpp), the identity
-//     of the data (a hash of the corpus and its vocabulary) and the loss curve up to its
-//     step. With keep = last it is rewritten (atomically) at every evaluation; with keep =
+//     of the data (a hash of the corpus and its vocabulary), the loss curve up to its
+//     step, and each head's mean attention entropy on the first validation batch at step 0
+//     and every evaluation ("entropy_curve", float64 [rows, 1 + L·H], the step first;
+//     `tinygpt show` draws it). With keep = last it is rewritten (atomically) at every evaluation; with keep =
 //     best only when the validation loss is the lowest so far, and its metadata says so
 //     ("kept": "best", "best_step"). The loss CSV beside it, and its figure (x.loss.svg and
 //     x.loss.png: training/loss_figure.hpp), are written from the curve after the checkpoint,

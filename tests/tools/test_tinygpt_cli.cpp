@@ -392,10 +392,20 @@ TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools
         {"show --graph given a value", {"show", "--checkpoint", ck, "--prompt", "the cat", "--out", at("show_x"), "--graph", "yes"}, 2, "--graph is a switch and takes no value"},
         {"show --graph on one token", {"show", "--checkpoint", words, "--prompt", "the", "--out", at("show_x"), "--graph"}, 1, "needs 2 to"},
     });
-    for (const char* d : {"show_prompt", "show_lines/sentence_1", "show_lines/sentence_2", "show_words", "show_npy", "show_npy2"}) {
+    for (const char* d : {"show_lines/sentence_1", "show_lines/sentence_2", "show_npy", "show_npy2"}) {
         INFO(d);
         CHECK(pngs(at(d)) == four);
     }
+    // A training checkpoint adds its heads' entropy at every evaluation of its run.
+    std::vector<std::string> five = four;
+    five.push_back("entropy_over_training.png");
+    std::sort(five.begin(), five.end());
+    for (const char* d : {"show_prompt", "show_words", "show_lines"}) {
+        INFO(d);
+        const std::vector<std::string> names = pngs(at(d));
+        CHECK(std::find(names.begin(), names.end(), "entropy_over_training.png") != names.end());
+    }
+    CHECK(pngs(at("show_prompt")) == five);
     CHECK_FALSE(fs::exists(at("show_lines/sentence_3")));  // the blank line is skipped
     // One explorer page per show, holding every text: its data names them and the model.
     for (const char* d : {"show_prompt", "show_lines", "show_words", "show_npy"}) {
@@ -408,7 +418,7 @@ TEST_CASE("tinygpt show and generate --show draw any model on any text", "[tools
     CHECK_THAT(lines, Contains("\"causal\": true") || Contains("\"causal\":true"));
     CHECK(pngs(at("show_gen")) == std::vector<std::string>{"generated_layer1.png"});  // the tiny model has 1 layer
     // --graph adds the graph backward() walks, one box per module and the attention op by op
-    std::vector<std::string> six = four;
+    std::vector<std::string> six = five;
     six.insert(six.end(), {"autograd_graph.png", "autograd_graph_attention.png"});
     std::sort(six.begin(), six.end());
     CHECK(pngs(at("show_graph")) == six);

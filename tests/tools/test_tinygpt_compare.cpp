@@ -4,9 +4,12 @@
 // Each case runs build/tinygpt as a process in a scratch folder.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "io/fileio.hpp"
+#include "io/safetensors.hpp"
+#include "tensor/ops.hpp"
 #include "tests/support/run_program.hpp"
 
 using namespace attnlab;
@@ -141,5 +144,51 @@ TEST_CASE("tinygpt compare: two runs' curves, the settings that differ, heads an
             CHECK_THAT(r.output, Contains(k.says));
             CHECK_FALSE(fs::exists(dir + "/x"));
         }
+    }
+}
+
+TEST_CASE("every evaluation records each head's attention entropy in the checkpoint; show draws it",
+          "[tools][tinygpt][cli][compare][entropy]") {
+    const std::string dir = scratch("entropy");
+    require_ok(tinygpt(tiny("e.safetensors"), dir));
+    const SafetensorsFile f = load_safetensors(dir + "/e.safetensors");
+    const Tensor* curve = nullptr;
+    for (const auto& t : f.tensors)
+        if (t.name == "train.entropy_curve") curve = &t.tensor;
+    REQUIRE(curve != nullptr);
+    REQUIRE(curve->shape() == Shape{3, 3});  // step 0 and the evaluations at 2 and 4; 1 layer x 2 heads
+    const std::vector<double> v = curve->to_vector<double>();
+    CHECK(v[0] == 0);
+    CHECK(v[3] == 2);
+    CHECK(v[6] == 4);
+    for (int r = 0; r < 3; ++r)
+        for (int h = 1; h < 3; ++h) {
+            CHECK(v[r * 3 + h] > 0);
+            CHECK(v[r * 3 + h] <= std::log(8.0) + 1e-9);  // at most uniform over the 8 keys of a row
+        }
+    const ProgramRun shown = tinygpt({"show", "--checkpoint", "e.safetensors", "--prompt", "the cat", "--out", "s"}, dir);
+    require_ok(shown);
+    CHECK_THAT(shown.output, Contains("entropy_over_training.svg"));
+    CHECK_THAT(read_file(dir + "/s/entropy_over_training.svg"), Contains("layer 1, head 2"));
+
+    SECTION("a resumed run keeps the stored rows and adds its own") {
+        require_ok(tinygpt({"train", "--resume", "e.safetensors", "--steps", "6"}, dir));
+        for (const auto& t : load_safetensors(dir + "/e.safetensors").tensors)
+            if (t.name == "train.entropy_curve") {
+                REQUIRE(t.tensor.shape() == Shape{4, 3});
+                const std::vector<double> w = t.tensor.to_vector<double>();
+                CHECK(std::vector<double>(w.begin(), w.begin() + 9) == v);  // steps 0, 2, 4 as stored, bit for bit
+                CHECK(w[9] == 6);
+            }
+    }
+    SECTION("a damaged entropy_curve stops --resume, naming it") {
+        SafetensorsFile bad = load_safetensors(dir + "/e.safetensors");
+        for (auto& t : bad.tensors)
+            if (t.name == "train.entropy_curve") t.tensor = zeros({3, 5}, kFloat64);
+        save_safetensors(dir + "/bad.safetensors", bad.tensors, bad.metadata);
+        const ProgramRun r = tinygpt({"train", "--resume", "bad.safetensors", "--steps", "6"}, dir);
+        INFO(r.output);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(r.output, Contains("entropy_curve is float64 [3, 5], expected float64 [rows, 3]"));
     }
 }

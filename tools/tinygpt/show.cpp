@@ -24,7 +24,8 @@ void declare_show(lab::Options& o) {
                                    "--checkpoint and --prompt, its tokens label the axes); T <= " +
                                    std::to_string(lab::kMaxShowTokens) + ", L x H <= " + std::to_string(lab::kMaxShowPanels) +
                                    ", (L x H + 2) x T^2 <= " + std::to_string(lab::kMaxShowCells));
-    o.add("out", "DIR", "", "where the figures go: attention_heads, attention_flow, attention_rollout, attention_entropy "
+    o.add("out", "DIR", "", "where the figures go: attention_heads, attention_flow, attention_rollout, attention_entropy, "
+                            "entropy_over_training (a training checkpoint: each head's entropy at every evaluation) "
                             "(.svg and .png each), and explorer.html, every text in one self-contained page");
     o.add_switch("graph", "with --prompt, also draw the graph backward() walks for its next-token loss: "
                           "autograd_graph (one box per module) and autograd_graph_attention (block 0's attention op by op)");
@@ -115,6 +116,7 @@ int cmd_show(const lab::Options& o) {
         all.back().text = texts[i];
         report(lab::draw_attention(all.back(), o.given("prompt") ? dir : dir + "/sentence_" + std::to_string(i + 1)));
     }
+    if (const std::string stem = lab::draw_entropy_over_training(ck, name, dir); !stem.empty()) report({stem});
     if (o.on("graph")) {
         if (!ck.model->config().causal)
             throw ValueError("show --graph: '" + o.text("checkpoint") + "' is a bidirectional model; the graph is drawn for "
