@@ -198,6 +198,8 @@ void section3_flow(Phase1& p) {
                  "Phase 1: one token's path through attention: input, q/k/v, scores, weights, output, with their shapes.");
     p.m[qw] = Json::Object{{"scaled_scores", to_json(p.sat_scores)}, {"weights", to_json(p.sat_weights)},
                            {"output_norm", std::sqrt(sum(p.sat_out * p.sat_out).item())}};
+    lab::headline(p.m, "query_weight_on_key", p.m[qw]["weights"].as_array()[static_cast<std::size_t>(p.key)],
+                  "weight of '" + qw + "' on '" + p.tokens[p.key] + "'");
 }
 
 void section4_worked_examples(Phase1& p) {
@@ -298,6 +300,10 @@ void section5b_train_with_and_without(Phase1& p, std::int64_t d_k, std::int64_t 
         curves.push_back(s);
     }
     p.m["scaling_training"] = jt;
+    lab::headline(p.m, "pointer_unscaled_loss", jt["unscaled"]["final_loss"], "pointer task at d_k " + std::to_string(d_k) + ", unscaled: loss");
+    lab::headline(p.m, "pointer_unscaled_accuracy", jt["unscaled"]["final_accuracy"], "unscaled: accuracy");
+    lab::headline(p.m, "pointer_scaled_loss", jt["scaled"]["final_loss"], "scaled by 1/sqrt(d_k): loss");
+    lab::headline(p.m, "pointer_scaled_accuracy", jt["scaled"]["final_accuracy"], "scaled: accuracy");
     const std::string title = "Pointer task at d_k = " + std::to_string(d_k) + ", with and without 1/sqrt(d_k) (same seed)";
     p.out.figure(plots::line_chart(curves, {.title = title, .x_title = "step", .y_title = "training loss (nats)"}), "scaling_training",
                  "Phase 1: the pointer task trained with and without 1/sqrt(d_k) scaling.");
