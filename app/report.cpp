@@ -78,11 +78,11 @@ void headline(Json& metrics, const std::string& key, const Json& value, const st
     if (!value.is_number() || !std::isfinite(value.as_double()))
         throw ValueError("headline '" + key + "': the value is " + (value.is_number() ? "not finite" : std::string("a ") + json_type_name(value.type())) +
                          ", not a number");
+    Json h = Json::object();  // built before metrics grows: value may be one of its members
+    h["value"] = value, h["caption"] = caption, h["decimals"] = decimals;
     Json& all = metrics["headlines"];
     if (all.is_null()) all = Json::object();
     if (all.find(key)) throw ValueError("headline '" + key + "' is declared twice");
-    Json h = Json::object();
-    h["value"] = value, h["caption"] = caption, h["decimals"] = decimals;
     all[key] = std::move(h);
 }
 

@@ -148,8 +148,8 @@ void section1_induction_heads_forming(Phase6& p) {
                                                            {"induction_score", t.column("induction").back()},
                                                            {"previous_token_score", t.column("previous").back()}}},
                                     {"train_seconds", p.run.seconds}};
-    const Json& final = p.m["induction"]["final"];
-    lab::headline(p.m, "collapse_step", p.m["induction"]["collapse_step"], "step at which the repeats are learnt", 0);
+    const Json final = p.m.at("induction").at("final");
+    lab::headline(p.m, "collapse_step", p.m.at("induction").at("collapse_step"), "step at which the repeats are learnt", 0);
     lab::headline(p.m, "loss_repeated", final.at("loss_repeated"), "loss on the repeated half");
     lab::headline(p.m, "induction_score", final.at("induction_score"), "induction score of the induction head");
     lab::headline(p.m, "previous_token_score", final.at("previous_token_score"), "previous-token score of its partner");
