@@ -2,6 +2,7 @@
 #include "app/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "tensor/error.hpp"
@@ -71,6 +72,18 @@ std::vector<double> Table::column(const std::string& key, const Filter& keep) co
 plots::Series Table::series(const std::string& x, const std::string& y, plots::Series style, const Filter& keep) const {
     style.x = column(x, keep), style.y = column(y, keep);
     return style;
+}
+
+void headline(Json& metrics, const std::string& key, const Json& value, const std::string& caption, int decimals) {
+    if (!value.is_number() || !std::isfinite(value.as_double()))
+        throw ValueError("headline '" + key + "': the value is " + (value.is_number() ? "not finite" : std::string("a ") + json_type_name(value.type())) +
+                         ", not a number");
+    Json h = Json::object();  // built before metrics grows: value may be one of its members
+    h["value"] = value, h["caption"] = caption, h["decimals"] = decimals;
+    Json& all = metrics["headlines"];
+    if (all.is_null()) all = Json::object();
+    if (all.find(key)) throw ValueError("headline '" + key + "' is declared twice");
+    all[key] = std::move(h);
 }
 
 }  // namespace attnlab::lab

@@ -53,4 +53,12 @@ private:
     Json rows_ = Json::array();
 };
 
+// A headline: one number a phase is about, declared where the phase computes it. It goes
+// into metrics["headlines"][key] = {"value", "caption", "decimals"}, in declaration order,
+// and the gallery shows each phase's headlines from that object alone, so a headline and
+// the number its table records are one value:
+//   lab::headline(p.m, "bayes_floor", floor, "Bayes floor");   // 3 decimals unless told
+// A key declared twice, or a value that is not a finite number, is a ValueError naming it.
+void headline(Json& metrics, const std::string& key, const Json& value, const std::string& caption, int decimals = 3);
+
 }  // namespace attnlab::lab

@@ -198,6 +198,8 @@ void section3_flow(Phase1& p) {
                  "Phase 1: one token's path through attention: input, q/k/v, scores, weights, output, with their shapes.");
     p.m[qw] = Json::Object{{"scaled_scores", to_json(p.sat_scores)}, {"weights", to_json(p.sat_weights)},
                            {"output_norm", std::sqrt(sum(p.sat_out * p.sat_out).item())}};
+    lab::headline(p.m, "query_weight_on_key", p.m[qw]["weights"].as_array()[static_cast<std::size_t>(p.key)],
+                  "weight of '" + qw + "' on '" + p.tokens[p.key] + "'");
 }
 
 void section4_worked_examples(Phase1& p) {
@@ -283,21 +285,33 @@ void section5b_train_with_and_without(Phase1& p, std::int64_t d_k, std::int64_t 
                 "vocab %lld, batch %lld, %lld AdamW steps at lr %g, seed %llu\n", static_cast<long long>(pc.d_k),
                 static_cast<long long>(pc.T), static_cast<long long>(pc.vocab), static_cast<long long>(pc.batch),
                 static_cast<long long>(pc.steps), pc.lr, static_cast<unsigned long long>(pc.seed));
-    std::vector<plots::Series> curves;
+    std::printf("  chance: loss ln %lld = %.3f, accuracy %.3f\n", static_cast<long long>(pc.vocab),
+                std::log(static_cast<double>(pc.vocab)), 1.0 / static_cast<double>(pc.vocab));
+    // One row per setting: printed, recorded (with its loss curve, not printed) and drawn.
+    lab::Table t({{"setting", "setting", 9, -1}, {"final_loss", "held-out loss", 13, 4}, {"final_accuracy", "accuracy", 8, 3},
+                  {"loss_curve", "", 0, -1, false}}, "  ");
+    t.print_header();
+    for (bool sc : {false, true}) {
+        const lab::PointerTaskResult r = lab::train_pointer_task(pc, sc);
+        t.row({sc ? "scaled" : "unscaled", r.final_loss, r.final_accuracy, Json::Array(r.loss.begin(), r.loss.end())});
+    }
     Json jt = Json::Object{{"d_k", pc.d_k}, {"steps", pc.steps}, {"batch", pc.batch}, {"lr", pc.lr}, {"seed", static_cast<std::int64_t>(pc.seed)},
                            {"chance_loss", std::log(static_cast<double>(pc.vocab))}};
-    for (bool sc : {false, true}) {
-        lab::PointerTaskResult r = lab::train_pointer_task(pc, sc);
-        const std::string key = sc ? "scaled" : "unscaled";
-        std::printf("  %-9s held-out loss %.4f, accuracy %.1f%% (chance: loss ln %lld = %.3f, accuracy %.1f%%)\n", key.c_str(),
-                    r.final_loss, 100 * r.final_accuracy, static_cast<long long>(pc.vocab), std::log(static_cast<double>(pc.vocab)),
-                    100.0 / static_cast<double>(pc.vocab));
-        jt[key] = Json::Object{{"final_loss", r.final_loss}, {"final_accuracy", r.final_accuracy}, {"loss_curve", Json::Array(r.loss.begin(), r.loss.end())}};
+    const Json by_setting = t.json_by("setting");
+    for (const auto& [setting, result] : by_setting.as_object()) jt[setting] = result;
+    p.m["scaling_training"] = jt;
+    lab::headline(p.m, "pointer_unscaled_loss", jt["unscaled"]["final_loss"], "pointer task at d_k " + std::to_string(d_k) + ", unscaled: loss");
+    lab::headline(p.m, "pointer_unscaled_accuracy", jt["unscaled"]["final_accuracy"], "unscaled: accuracy");
+    lab::headline(p.m, "pointer_scaled_loss", jt["scaled"]["final_loss"], "scaled by 1/sqrt(d_k): loss");
+    lab::headline(p.m, "pointer_scaled_accuracy", jt["scaled"]["final_accuracy"], "scaled: accuracy");
+    std::vector<plots::Series> curves;
+    for (const Json& row : t.json().as_array()) {
+        const bool sc = row.at("setting").as_string() == "scaled";
         plots::Series s{.name = sc ? "scaled by 1/sqrt(" + std::to_string(d_k) + ")" : "unscaled", .markers = false};
-        for (std::size_t i = 0; i < r.loss.size(); ++i) s.x.push_back(static_cast<double>(i + 1)), s.y.push_back(r.loss[i]);
+        const Json::Array& loss = row.at("loss_curve").as_array();
+        for (std::size_t i = 0; i < loss.size(); ++i) s.x.push_back(static_cast<double>(i + 1)), s.y.push_back(loss[i].as_double());
         curves.push_back(s);
     }
-    p.m["scaling_training"] = jt;
     const std::string title = "Pointer task at d_k = " + std::to_string(d_k) + ", with and without 1/sqrt(d_k) (same seed)";
     p.out.figure(plots::line_chart(curves, {.title = title, .x_title = "step", .y_title = "training loss (nats)"}), "scaling_training",
                  "Phase 1: the pointer task trained with and without 1/sqrt(d_k) scaling.");

@@ -102,6 +102,9 @@ void section1_split_attend_concat(Phase2& p, std::int64_t d_model) {
         counts.row({d_model, h, nn::MultiHeadAttention(d_model, h).parameter_count(), 4 * d_model * d_model + 4 * d_model});
     std::printf("the count does not depend on H: more heads means narrower heads (d_k = d_model / H), not more weights\n");
     p.m["parameter_counts"] = counts.json();
+    const Json& first = counts.json().as_array()[0];
+    lab::headline(p.m, "mha_parameters", first.at("parameters"),
+                  "MHA parameters, d_model " + std::to_string(d_model) + ", " + std::to_string(first.at("n_heads").as_int64()) + " heads", 0);
     p.m["shapes"] = Json::Object{{"q_split", q.shape().str()}, {"weights", p.weights.shape().str()}, {"heads", p.heads.shape().str()},
                                  {"concat", p.concat.shape().str()}, {"projected", p.projected.shape().str()}};
 }
@@ -230,6 +233,9 @@ void section6_single_vs_multi(Phase2& p) {
         t.row({label, c->model->config().n_heads, e.loss, e.accuracy, e.floor, c->model->parameter_count()});
     }
     p.m["single_vs_multi"] = t.json_by("model");
+    for (const Json& r : t.json().as_array())
+        lab::headline(p.m, r.at("model").as_string() + "_val_loss", r.at("val_loss"), r.at("model").as_string() + " val loss");
+    if (t.json().size() > 0) lab::headline(p.m, "bayes_floor", t.json().as_array().back().at("bayes_floor"), "Bayes floor");
 }
 
 // The sweep: the masked-token task of the standard models, at a budget that fits a phase run.
@@ -261,6 +267,11 @@ void section6c_heads_sweep(Phase2& p, const std::vector<std::int64_t>& head_coun
     p.m["heads_sweep"] = Json::Object{{"d_model", sweep.d_model}, {"n_layers", sweep.n_layers}, {"context", sweep.context},
                                       {"batch", sweep.batch}, {"steps", sweep.steps}, {"seed", static_cast<std::int64_t>(sweep.seed)},
                                       {"results", t.json()}};
+    for (const Json& r : t.json().as_array()) {
+        const std::int64_t h = r.at("n_heads").as_int64();
+        lab::headline(p.m, "heads_sweep_" + std::to_string(h) + "_val_loss", r.at("val_loss"),
+                      "heads sweep, " + std::to_string(h) + (h == 1 ? " head" : " heads") + ": val loss");
+    }
     const std::string dm = std::to_string(d_model);
     p.out.figure(plots::line_chart({t.series("n_heads", "val_loss", {.name = "validation loss"}),
                                     t.series("n_heads", "bayes_floor", {.name = "Bayes floor (no model can go lower)", .markers = false, .dashed = true})},

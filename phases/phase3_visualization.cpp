@@ -33,6 +33,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "app/report.hpp"
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
 #include "analyses/attention_weights.hpp"
@@ -340,6 +341,11 @@ void section5_attention_distance(Phase3& p) {
                 overall[1] * uniforms[1], overall[0], overall[1]);
     p.m["distance_over_uniform"] =
         Json::Object{{p.models[0].name, json_array(layer_ratio[0])}, {p.models[1].name, json_array(layer_ratio[1])}};
+    for (std::size_t mi = 0; mi < 2; ++mi)
+        for (std::size_t l = 0; l < layer_ratio[mi].size(); ++l)
+            lab::headline(p.m, "distance_over_uniform_" + p.models[mi].name + "_layer_" + std::to_string(l + 1),
+                          p.m["distance_over_uniform"][p.models[mi].name].as_array()[l],
+                          "attention distance / uniform, " + p.models[mi].name + " layer " + std::to_string(l + 1), 2);
     p.out.figure(plots::figure_grid(panels, {.title = "Attention distance: mean |i - j| over every query of the " + sentences,
                                              .columns = 1}),
                  "attention_distance",

@@ -138,6 +138,7 @@ void section2_bidirectional_vs_causal(Phase4& p) {
                  "Phase 4: the causal model's own weights, read with its mask removed (left: not a trained "
                  "bidirectional model; it was never trained to use later tokens) and with it (right).");
     p.m["bidirectional_vs_causal"] = Json::Object{{"causal_upper_triangle_max", upper_max}, {"full_mean_future_weight", future}};
+    lab::headline(p.m, "causal_upper_triangle_max", upper_max, "largest causal weight above the diagonal");
     save_key_matrix("phase4_causal_weights", causal, p.labels(p.ids), p.labels(p.ids), p.out.root());
 }
 
@@ -146,22 +147,19 @@ void section3_verify_causality(Phase4& p) {
     const std::vector<std::int64_t> long_ids =
         p.corpus ? p.ids : phase4::with_bos("the cat sat on the mat because it was comfortable");
     std::printf("sequence: %s\nmax |change in logits| at positions <= i, and after i (changed tokens):\n", p.text(long_ids).c_str());
-    std::printf("  %2s %-12s %12s %12s %12s  %s\n", "i", "token i", "changed <=i", "shuffled <=i", "changed >i",
-                "same weights, no mask: changed <=i");
+    lab::Table t({{"i", "i", 2, -1}, {"token", "token i", 12, -1}, {"prefix_changed", "changed <=i", 12, 2, true, true},
+                  {"prefix_shuffled", "shuffled <=i", 12, 2, true, true}, {"after_changed", "changed >i", 12, 3},
+                  {"no_mask_prefix_changed", "same weights, no mask: changed <=i", 34, 2, true, true}}, "  ");
+    t.print_header();
     const auto rows = phase4::check_causality(p.gpt(), long_ids), leaks = phase4::check_causality(*p.encoder, long_ids);
     double worst = 0;
-    Json causality = Json::array();
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const auto& r = rows[k];
         worst = std::max({worst, r.prefix_changed, r.prefix_shuffled});
-        std::printf("  %2lld %-12s %12g %12g %12.3f  %g\n", (long long)r.i, p.labels(long_ids)[r.i].c_str(),
-                    r.prefix_changed, r.prefix_shuffled, r.after_changed, leaks[k].prefix_changed);
-        causality.push_back(Json::Object{{"i", r.i}, {"prefix_changed", r.prefix_changed},
-                                         {"prefix_shuffled", r.prefix_shuffled}, {"after_changed", r.after_changed},
-                                         {"no_mask_prefix_changed", leaks[k].prefix_changed}});
+        t.row({r.i, p.labels(long_ids)[r.i], r.prefix_changed, r.prefix_shuffled, r.after_changed, leaks[k].prefix_changed});
     }
     std::printf("=> outputs at positions <= i are bit-identical for every i: %s\n", worst == 0 ? "yes" : "NO");
-    p.m["causality_check"] = causality;
+    p.m["causality_check"] = t.json();
 }
 
 // Step 4's two runs, the first --steps of the recipe with and without the mask.
@@ -186,10 +184,11 @@ void section4_break_causality(Phase4& p) {
     section("4. Break causality: the same TinyGPT trained with and without the mask");
     train_with_and_without(p);
     const double floor = p.masked.final_eval.floor;
-    lab::Table t({{"trained", "trained", 12, -1}, {"evaluated", "evaluated", 12, -1}, {"val_loss", "val loss", 8, 3},
-                  {"above_floor", "vs floor", 8, 3}, {"greedy_from_the_cat", "greedy continuation of the prompt", 40, -1}}, "  ");
+    // run: the row's name in metrics.json, "trained_with_mask/eval_without_mask" and so on.
+    lab::Table t({{"run", "", 0, -1, false}, {"trained", "trained", 12, -1}, {"evaluated", "evaluated", 12, -1},
+                  {"val_loss", "val loss", 8, 3}, {"above_floor", "vs floor", 8, 3},
+                  {"greedy_from_the_cat", "greedy continuation of the prompt", 40, -1}}, "  ");
     t.print_header();
-    Json two_by_two = Json::object();
     for (auto* run : {&p.masked, &p.unmasked}) {
         const bool trained_causal = run->model->config().causal;
         for (bool eval_causal : {true, false}) {
@@ -197,15 +196,22 @@ void section4_break_causality(Phase4& p) {
             const double loss = lab::evaluate(*model, lab::Task::causal).loss;
             const std::string gen = p.text(phase4::greedy_recompute(*model, p.prompt, 10, p.eos));
             const std::string trained = trained_causal ? "with mask" : "without mask", evaluated = eval_causal ? "with mask" : "without mask";
-            t.row({trained, evaluated, loss, loss - floor, gen});
-            two_by_two[std::string(trained_causal ? "trained_with_mask" : "trained_without_mask") +
-                       (eval_causal ? "/eval_with_mask" : "/eval_without_mask")] = Json::Object{{"val_loss", loss}, {"greedy_from_the_cat", gen}};
+            const std::string run_name = std::string(trained_causal ? "trained_with_mask" : "trained_without_mask") +
+                                         (eval_causal ? "/eval_with_mask" : "/eval_without_mask");
+            t.row({run_name, trained, evaluated, loss, loss - floor, gen});
         }
     }
     Json& ce = p.m["causality_experiment"];
+    const Json two_by_two = t.json_by("run");
     ce["bayes_floor"] = floor, ce["val_loss"] = two_by_two;
     ce["train_loss_last20_with_mask"] = phase4::final_train_loss(p.masked);
     ce["train_loss_last20_without_mask"] = phase4::final_train_loss(p.unmasked);
+    lab::headline(p.m, "bayes_floor", floor, "Bayes floor");
+    lab::headline(p.m, "val_loss_trained_with_mask_eval_with_mask", two_by_two.at("trained_with_mask/eval_with_mask").at("val_loss"),
+                  "trained and evaluated with the mask");
+    lab::headline(p.m, "val_loss_trained_without_mask_eval_with_mask", two_by_two.at("trained_without_mask/eval_with_mask").at("val_loss"),
+                  "trained without, evaluated with");
+    lab::headline(p.m, "train_loss_last20_without_mask", phase4::final_train_loss(p.unmasked), "training loss without the mask");
     std::printf("training loss (last 20 steps): with the mask %.3f, without %.3f (it sees its targets); Bayes floor %.3f\n",
                 phase4::final_train_loss(p.masked), phase4::final_train_loss(p.unmasked), floor);
     std::vector<plots::Series> curves;
@@ -265,6 +271,9 @@ void section5_generation(Phase4& p) {
             {"speedup", c.ms_recomputed / c.ms_cached}, {"same_tokens", c.same_tokens}, {"max_logit_diff", c.max_logit_diff}};
     }
     p.m["generation"] = Json::Object{{"prompt", p.prompt_text}, {"text", p.text(so_far)}, {"top5", steps}, {"kv_cache", kv}};
+    // "speedup" in the key: a timing, which make check-metrics leaves out as it does the one it repeats.
+    lab::headline(p.m, "kv_cache_speedup_" + std::to_string(long_cfg.context - len(p.prompt)) + "_tokens",
+                  kv["context_259_random"]["speedup"], "KV-cache speed-up, " + std::to_string(long_cfg.context - len(p.prompt)) + " tokens", 1);
 }
 
 void section6_padding(Phase4& p) {
@@ -348,6 +357,8 @@ void section7_custom_masks(Phase4& p, const std::vector<lab::MaskSpec>& variants
     }
     lab::print_untrained_warning(records);
     p.m["custom_masks"] = Json::Object{{"steps", p.steps}, {"bayes_floor", floor}, {"val_loss", losses}};
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        lab::headline(p.m, "custom_mask_val_loss_" + variants[i].name(), losses[variants[i].name()], variants[i].name() + " mask: val loss");
     plots::HeatmapGridOptions co;
     co.title = "Custom masks: layer 1 attention (mean of " + std::to_string(p.gpt().config().n_heads) + " heads)";
     co.row_labels = co.col_labels = p.labels(p.ids);

@@ -57,6 +57,11 @@ ReverseResult train_reverse(const ReverseTask& task, Positions positions, std::u
 // The step of a curve's first point below `level` (-1: never).
 std::int64_t first_below(const lab::Curve& c, double level);
 
-void section13_learned_vs_sinusoidal(Frame& p, std::int64_t steps);
-
 }  // namespace attnlab::phase::positional
+
+namespace attnlab::phase5 {
+
+// 13. learned vs sinusoidal positions on the reversal task (the functions above), one figure.
+void section13_learned_vs_sinusoidal(phase::Frame& p, std::int64_t steps);
+
+}  // namespace attnlab::phase5

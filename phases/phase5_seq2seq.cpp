@@ -186,6 +186,8 @@ void section5_train(Phase5& p, nn::ScoreKind main_kind, std::int64_t hidden) {
                                    {"exact_sequence_accuracy", main_eval.accuracy}, {"anti_diagonal_share", main_eval.anti_diagonal},
                                    {"accuracy_by_length", by_length_json(main_eval)}, {"train_seconds", p.runs[0].result.seconds}};
     if (mine) p.m["reversal"]["checkpoint"] = p.opt.text("checkpoint");
+    lab::headline(p.m, "reversal_exact_sequence_accuracy", main_eval.accuracy, "reversal, held out: exact accuracy");
+    lab::headline(p.m, "reversal_anti_diagonal_share", main_eval.anti_diagonal, "anti-diagonal share of attention");
 }
 
 // Step 6: output step t looks at source position L − 1 − t.
@@ -275,6 +277,9 @@ void section7_8_compare(Phase5& p) {
         records.push_back({p.runs[i].name, p.runs[i].result.loss, p.eval(i).accuracy, NAN});
     lab::print_untrained_warning(records, "--steps: the comparisons train a third of them");
     p.m["comparisons"] = t.json_by("model");
+    for (const Json& r : t.json().as_array())
+        if (r.at("model").as_string() == "no attention")
+            lab::headline(p.m, "no_attention_exact_sequence_accuracy", r.at("exact_sequence_accuracy"), "no attention: exact accuracy");
     p.m["compare_steps"] = p.compare_steps;
     p.out.figure(P::bar_chart(names, t.column("exact_sequence_accuracy"),
                               {.title = "Held-out accuracy after " + std::to_string(p.compare_steps) + " steps",
@@ -333,6 +338,9 @@ void section10_cost(Phase5& p, const std::vector<std::int64_t>& lengths) {
         const double slope = P::fit_power_law(core.x, core.y).slope, slope_proj = P::fit_power_law(proj.x, proj.y).slope;
         std::printf("   fitted exponent: core %.2f, projections %.2f\n", slope, slope_proj);
         cost["core_exponent"] = slope, cost["projections_exponent"] = slope_proj;
+        // "time" in the keys: fitted to timings, which make check-metrics leaves out as it does attention_cost.
+        lab::headline(p.m, "core_time_exponent", slope, "cost exponent of softmax(QK^T)V", 2);
+        lab::headline(p.m, "projections_time_exponent", slope_proj, "cost exponent of the projections", 2);
     }
     p.m["attention_cost"] = cost;
     p.out.figure(P::line_chart({core, proj}, {.title = "Cost of self-attention (this machine, 1 thread)", .x_title = "sequence length T",

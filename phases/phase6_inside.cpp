@@ -148,6 +148,11 @@ void section1_induction_heads_forming(Phase6& p) {
                                                            {"induction_score", t.column("induction").back()},
                                                            {"previous_token_score", t.column("previous").back()}}},
                                     {"train_seconds", p.run.seconds}};
+    const Json final = p.m.at("induction").at("final");
+    lab::headline(p.m, "collapse_step", p.m.at("induction").at("collapse_step"), "step at which the repeats are learnt", 0);
+    lab::headline(p.m, "loss_repeated", final.at("loss_repeated"), "loss on the repeated half");
+    lab::headline(p.m, "induction_score", final.at("induction_score"), "induction score of the induction head");
+    lab::headline(p.m, "previous_token_score", final.at("previous_token_score"), "previous-token score of its partner");
     p.out.figure(loss_chart(p, t), "induction_loss",
                  "Phase 6: loss on the first (random) and the repeated half of each row; the dashed line marks the "
                  "evaluation at which the repeats' loss falls below half the first half's.");
@@ -198,7 +203,7 @@ int main(int argc, char** argv) try {
     lab::Options opt("phase6", "Phase 6: look inside a trained model (induction heads forming, activation patching, "
                                "the logit lens, sampling).");
     add_common_flags(opt, {.phase = "phase6", .model = "causal_model", .seed = 0, .sentence = false});
-    opt.add("sentence", "TEXT", kAgreementSentence, "section 2's clean sentence: a subject and its present-tense verb; "
+    opt.add("sentence", "TEXT", phase6::kAgreementSentence, "section 2's clean sentence: a subject and its present-tense verb; "
                                                     "its corrupted twin has the subject in the other number");
     opt.add("steps", "N", "2000", "training steps of the induction model");
     opt.add("lr", "X", "0.0003", "AdamW's learning rate for the induction model");
@@ -207,12 +212,12 @@ int main(int argc, char** argv) try {
     p.run.config.steps = opt.integer("steps", 100, 100000);
     p.run.config.seed = p.seed;
     p.run.config.lr = opt.real("lr", 1e-6, 1.0);
-    PatchingSetup patching = patching_setup(opt);
+    phase6::PatchingSetup patching = phase6::patching_setup(opt);
     std::printf("Phase 6: inside a trained model (seed %llu)\n", (unsigned long long)p.seed);
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
     section1_induction_heads_forming(p);
     section1b_ablation(p);
-    section2_activation_patching(p, patching);
+    phase6::section2_activation_patching(p, patching);
     phase6::section3_logit_lens(p);
     phase6::section4_sampling(p);
     p.m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

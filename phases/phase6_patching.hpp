@@ -16,7 +16,7 @@
 #include "analyses/patching.hpp"
 #include "phases/phase_common.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase6 {
 
 inline const std::string kAgreementSentence = "the cat near the dogs sleeps";
 
@@ -28,6 +28,6 @@ struct PatchingSetup {
 };
 PatchingSetup patching_setup(const lab::Options& opt);
 
-void section2_activation_patching(Frame& p, PatchingSetup& s);
+void section2_activation_patching(phase::Frame& p, PatchingSetup& s);
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase6

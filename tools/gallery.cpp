@@ -4,12 +4,11 @@
 //                                    from the matrices the phases saved in out/data/
 //   out/index.html                   every figure of every phase with a caption (in the
 //                                    phase's order, tools/gallery_order.hpp), links to
-//                                    the SVGs and the explorer, and each phase's headline
-//                                    numbers from its metrics.json
+//                                    the SVGs and the explorer, and the headline numbers
+//                                    each phase declared in its metrics.json
 //
 // It reads only what the phases wrote; a phase that has not run is left out, and
 // the page says so. Usage: build/gallery [--out DIR]   (default out; --help lists it)
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -60,73 +59,24 @@ std::map<std::string, std::string> read_captions(const std::string& dir) {
     return captions;
 }
 
-// The numbers each phase is about, as paths into its metrics.json (an array step is an
-// index). A path a phase does not write is an error: the page must not go quietly stale.
-struct Headline {
-    std::string label;
-    std::vector<std::string> path;
-    int decimals = 3;
-};
-const std::map<int, std::vector<Headline>> kHeadlines = {
-    {1, {{"weight of 'sat' on 'cat'", {"sat", "weights", "1"}},
-         {"pointer task at d_k 128, unscaled: loss", {"scaling_training", "unscaled", "final_loss"}},
-         {"unscaled: accuracy", {"scaling_training", "unscaled", "final_accuracy"}},
-         {"scaled by 1/sqrt(d_k): loss", {"scaling_training", "scaled", "final_loss"}},
-         {"scaled: accuracy", {"scaling_training", "scaled", "final_accuracy"}}}},
-    {2, {{"MHA parameters, d_model 64, 4 heads", {"parameter_counts", "0", "parameters"}, 0},
-         {"single_head_model val loss", {"single_vs_multi", "single_head_model", "val_loss"}},
-         {"multi_head_model val loss", {"single_vs_multi", "multi_head_model", "val_loss"}},
-         {"Bayes floor", {"single_vs_multi", "multi_head_model", "bayes_floor"}},
-         {"heads sweep, 1 head: val loss", {"heads_sweep", "results", "0", "val_loss"}},
-         {"heads sweep, 4 heads: val loss", {"heads_sweep", "results", "2", "val_loss"}},
-         {"heads sweep, 16 heads: val loss", {"heads_sweep", "results", "4", "val_loss"}}}},
-    {3, {{"attention distance / uniform, causal_model layer 1", {"distance_over_uniform", "causal_model", "0"}, 2},
-         {"causal_model layer 2", {"distance_over_uniform", "causal_model", "1"}, 2},
-         {"multi_head_model layer 1", {"distance_over_uniform", "multi_head_model", "0"}, 2},
-         {"multi_head_model layer 2", {"distance_over_uniform", "multi_head_model", "1"}, 2}}},
-    {4, {{"largest causal weight above the diagonal", {"bidirectional_vs_causal", "causal_upper_triangle_max"}},
-         {"Bayes floor", {"causality_experiment", "bayes_floor"}},
-         {"trained and evaluated with the mask", {"causality_experiment", "val_loss", "trained_with_mask/eval_with_mask", "val_loss"}},
-         {"trained without, evaluated with", {"causality_experiment", "val_loss", "trained_without_mask/eval_with_mask", "val_loss"}},
-         {"training loss without the mask", {"causality_experiment", "train_loss_last20_without_mask"}},
-         {"KV-cache speed-up, 256 tokens", {"generation", "kv_cache", "context_259_random", "speedup"}, 1},
-         {"local +-2 mask: val loss", {"custom_masks", "val_loss", "local +-2"}},
-         {"strided 2 mask: val loss", {"custom_masks", "val_loss", "strided 2"}}}},
-    {5, {{"reversal, held out: exact accuracy", {"reversal", "exact_sequence_accuracy"}},
-         {"anti-diagonal share of attention", {"reversal", "anti_diagonal_share"}},
-         {"no attention: exact accuracy", {"comparisons", "no attention", "exact_sequence_accuracy"}},
-         {"cost exponent of softmax(QK^T)V", {"attention_cost", "core_exponent"}, 2},
-         {"cost exponent of the projections", {"attention_cost", "projections_exponent"}, 2}}},
-    {6, {{"step at which the repeats are learnt", {"induction", "collapse_step"}, 0},
-         {"loss on the repeated half", {"induction", "final", "loss_repeated"}},
-         {"induction score of the induction head", {"induction", "final", "induction_score"}},
-         {"previous-token score of its partner", {"induction", "final", "previous_token_score"}},
-         {"logit lens: KL(exact || reading) after the embedding", {"logit_lens", "kl_embedding"}},
-         {"logit lens: KL(exact || model), after the last block", {"logit_lens", "kl_model"}},
-         {"next-word entropy at T 1 (nats)", {"sampling", "settings", "T 1", "entropy"}},
-         {"the grammar's exact next-word entropy", {"sampling", "settings", "exact", "entropy"}}}},
-};
-
-std::vector<std::string> headline_numbers(int phase, const Json& metrics, const std::string& file) {
+// The numbers a phase is about, as it declared them (lab::headline) in the "headlines" object
+// of its metrics.json: {key: {value, caption, decimals}} in the phase's order. The page shows
+// these and nothing else, so a headline is the number the phase recorded, not a copy of it.
+std::vector<std::string> headline_numbers(const Json& metrics, const std::string& file) {
     std::vector<std::string> lines;
-    auto it = kHeadlines.find(phase);
-    if (it == kHeadlines.end()) return lines;
-    for (const Headline& h : it->second) {
-        const Json* node = &metrics;
-        std::string where;
-        for (const std::string& step : h.path) {
-            where += "/" + step;
-            if (node->is_array() && !step.empty() && std::isdigit(static_cast<unsigned char>(step[0])) &&
-                std::stoul(step) < node->size())
-                node = &node->as_array()[std::stoul(step)];
-            else if (node->is_object() && node->find(step))
-                node = node->find(step);
-            else
-                throw IOError("'" + file + "' has no number at " + where + " (for \"" + h.label + "\")");
-        }
+    const Json* all = metrics.is_object() ? metrics.find("headlines") : nullptr;
+    if (all == nullptr) return lines;
+    if (!all->is_object()) throw IOError("'" + file + "': \"headlines\" is not an object of key -> {value, caption, decimals}");
+    for (const auto& [key, h] : all->as_object()) {
+        const Json* value = h.is_object() ? h.find("value") : nullptr;
+        const Json* caption = h.is_object() ? h.find("caption") : nullptr;
+        const Json* decimals = h.is_object() ? h.find("decimals") : nullptr;
+        if (!value || !value->is_number() || !caption || !caption->is_string() || !decimals || !decimals->is_integer() ||
+            decimals->as_int64() < 0 || decimals->as_int64() > 12)
+            throw IOError("'" + file + "': headline '" + key + "' is not {value: number, caption: text, decimals: 0..12}");
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.*f", h.decimals, node->as_double());
-        lines.push_back(h.label + ": " + buf);
+        std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(decimals->as_int64()), value->as_double());
+        lines.push_back(caption->as_string() + ": " + buf);
     }
     return lines;
 }
@@ -234,7 +184,7 @@ int main(int argc, char** argv) {
                 html += "<p><a href=\"phase" + std::to_string(n) + "/explorer.html\">Open the interactive attention explorer</a></p>\n";
             if (fs::exists(dir + "/metrics.json")) {
                 html += "<ul class=\"numbers\">\n";
-                for (const std::string& line : headline_numbers(n, load_json(dir + "/metrics.json"), dir + "/metrics.json"))
+                for (const std::string& line : headline_numbers(load_json(dir + "/metrics.json"), dir + "/metrics.json"))
                     html += "<li>" + html_escape(line) + "</li>\n";
                 html += "</ul>\n";
             }

@@ -126,7 +126,7 @@ void sections12_13_hard_soft_positions(Frame& p, const nn::Seq2Seq& soft, const 
                    std::int64_t hidden) {
     section12_hard_vs_soft(p, soft, soft_result, held_out, task, steps, hidden);
     section12b_dropout(p, steps);
-    positional::section13_learned_vs_sinusoidal(p, steps);
+    section13_learned_vs_sinusoidal(p, steps);
 }
 
 }  // namespace attnlab::phase5

@@ -59,6 +59,13 @@ std::int64_t first_below(const lab::Curve& c, double level) {
     return -1;
 }
 
+}  // namespace attnlab::phase::positional
+
+namespace attnlab::phase5 {
+
+using namespace phase;
+using namespace phase::positional;
+
 void section13_learned_vs_sinusoidal(Frame& p, std::int64_t steps) {
     ReverseTask task;
     task.steps = steps;
@@ -88,4 +95,4 @@ void section13_learned_vs_sinusoidal(Frame& p, std::int64_t steps) {
                  "Phase 5: one attention layer reversing 8 tokens with sinusoidal and with learned positional encodings, same seed and batches.");
 }
 
-}  // namespace attnlab::phase::positional
+}  // namespace attnlab::phase5

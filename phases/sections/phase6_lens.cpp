@@ -86,6 +86,8 @@ void section3_logit_lens(phase::Frame& p) {
                                      {"layers", t.json()},
                                      {"top_tokens", top},
                                      {"final_token_prob", final_prob}};
+    lab::headline(p.m, "logit_lens_kl_embedding", kl.front(), "logit lens: KL(exact || reading) after the embedding");
+    lab::headline(p.m, "logit_lens_kl_model", kl.back(), "logit lens: KL(exact || model), after the last block");
     p.out.figure(lab::logit_lens_figure(lens, s.labels, s.ck.info.vocab,
                                         "Logit lens on \"" + phase::kToySentence + "\""),
                  "logit_lens",

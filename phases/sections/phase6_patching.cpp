@@ -9,7 +9,9 @@
 #include "plots/figure_grid.hpp"
 #include "analyses/patching_figures.hpp"
 
-namespace attnlab::phase {
+namespace attnlab::phase6 {
+
+using namespace phase;
 
 namespace {
 
@@ -226,4 +228,4 @@ void section2_activation_patching(Frame& p, PatchingSetup& s) {
                  "position from the clean run; the right panel flips the distractor's number instead of the subject's, in percent of the subject's logit-difference gap.");
 }
 
-}  // namespace attnlab::phase
+}  // namespace attnlab::phase6

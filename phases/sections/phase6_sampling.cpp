@@ -78,6 +78,8 @@ void section4_sampling(phase::Frame& p) {
                 s.ck.info.vocab.at(static_cast<std::size_t>(argmax(dists[1].probs))).c_str(),
                 same_top ? "stays the top one" : "does NOT stay the top one", top_prob[1], top_prob[2], top_prob[3]);
     p.m["sampling"] = Json::Object{{"prompt", prompt_text}, {"settings", t.json_by("setting")}};
+    lab::headline(p.m, "sampling_entropy_t1", p.m.at("sampling").at("settings").at("T 1").at("entropy"), "next-word entropy at T 1 (nats)");
+    lab::headline(p.m, "sampling_entropy_exact", h[0], "the grammar's exact next-word entropy");
     const std::vector<std::int64_t> ids = shown_tokens(exact, dists[2].probs);
     double top = *std::max_element(exact.begin(), exact.end());  // one scale for every panel, so bars compare
     for (const lab::SampledDistribution& d : dists) top = std::max(top, *std::max_element(d.probs.begin(), d.probs.end()));

@@ -1,6 +1,7 @@
 // test_report.cpp — lab::Table: one row definition gives the printed line, the metrics.json
 // entry and the chart series, so they cannot disagree.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "app/report.hpp"
 
@@ -32,4 +33,22 @@ TEST_CASE("a row with the wrong number of values is an error naming both counts"
     lab::Table t(std::vector<lab::Column>{{"a", "a"}, {"b", "b"}});
     CHECK_THROWS_WITH(t.row({1.0}), Catch::Contains("1 values for 2 columns"));
     CHECK(t.json().size() == 0);
+}
+
+TEST_CASE("a headline is recorded once, in declaration order, as value, caption and decimals", "[lab][report]") {
+    Json m = Json::object();
+    lab::headline(m, "loss", 0.5, "validation loss");
+    lab::headline(m, "steps", 120, "steps", 0);
+    const Json& h = m.at("headlines");
+    REQUIRE(h.size() == 2);
+    CHECK(h.as_object()[0].first == "loss");
+    CHECK(h.at("loss").at("value").as_double() == 0.5);
+    CHECK(h.at("loss").at("caption").as_string() == "validation loss");
+    CHECK(h.at("loss").at("decimals").as_int64() == 3);
+    CHECK(h.at("steps").at("value").as_int64() == 120);
+    CHECK(h.at("steps").at("decimals").as_int64() == 0);
+    CHECK_THROWS_WITH(lab::headline(m, "loss", 0.4, "again"), Catch::Contains("headline 'loss' is declared twice"));
+    CHECK_THROWS_WITH(lab::headline(m, "name", "x", "text"), Catch::Contains("headline 'name'") && Catch::Contains("not a number"));
+    CHECK_THROWS_WITH(lab::headline(m, "nan", std::nan(""), "nan"), Catch::Contains("headline 'nan'") && Catch::Contains("not finite"));
+    CHECK(h.size() == 2);
 }

@@ -4,6 +4,7 @@
 // The good runs use tiny checkpoints trained here (d_model 16, 1 layer, 5 steps) and small
 // step counts, and write to a temporary --out; the defaults are checked against main's
 // numbers by build/metrics_reference (make check-metrics) after make all.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <regex>
@@ -148,6 +149,30 @@ void check_steps_follow_main(const std::string& program, const std::string& outp
     CHECK(steps_out_of_order(steps_main_calls(source), printed) == "");
 }
 
+// Every number a leaf of `node` holds, outside its "headlines" object.
+void recorded_numbers(const Json& node, std::vector<Json>& out) {
+    if (node.is_object()) {
+        for (const auto& [key, value] : node.as_object())
+            if (key != "headlines") recorded_numbers(value, out);
+    } else if (node.is_array()) {
+        for (const Json& item : node.as_array()) recorded_numbers(item, out);
+    } else if (node.is_number()) {
+        out.push_back(node);
+    }
+}
+
+// A headline (lab::headline) is a number the phase's tables recorded, not a second computation of it.
+void check_headlines_are_recorded(const Json& m) {
+    const Json* headlines = m.find("headlines");
+    if (headlines == nullptr) return;  // a run that skips every headlined step
+    std::vector<Json> numbers;
+    recorded_numbers(m, numbers);
+    for (const auto& [key, h] : headlines->as_object()) {
+        INFO("headline " << key << " = " << to_json(h.at("value")));
+        CHECK(std::find(numbers.begin(), numbers.end(), h.at("value")) != numbers.end());
+    }
+}
+
 Json run_ok(const std::string& program, const std::vector<std::string>& args, const std::string& out, int phase,
             std::string* output = nullptr) {
     const auto r = spawn(program, args);
@@ -155,7 +180,9 @@ Json run_ok(const std::string& program, const std::vector<std::string>& args, co
     REQUIRE(r.exit_code == 0);
     check_steps_follow_main(program, r.output);  // every good run: its headings follow main()'s order
     if (output) *output = r.output;
-    return load_json(out + "/phase" + std::to_string(phase) + "/metrics.json");
+    const Json m = load_json(out + "/phase" + std::to_string(phase) + "/metrics.json");
+    check_headlines_are_recorded(m);  // and its headlines are numbers its tables recorded
+    return m;
 }
 
 std::vector<std::string> strings(const Json& a) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "app/report.hpp"
 #include "phases/phase_common.hpp"
 #include "plots/bar_chart.hpp"
 #include "tests/support/bad_input.hpp"
@@ -67,6 +68,40 @@ TEST_CASE("gallery: a captions.json that is not name -> text is a named error", 
     CHECK_THAT(run.output, Contains("captions.json': the caption of 'bars' is not a string"));
 }
 
+TEST_CASE("gallery: a phase's headlines are the ones it declared, in its order, and nothing else", "[tools][gallery]") {
+    const std::string out = fresh_dir("gallery_headlines");
+    phase::Output phase2(out, "phase2");  // a real phase number: its headlines come from its file, not from the gallery
+    phase2.figure(plots::bar_chart({"a"}, {1.0}, {}), "bars", "bars");
+    Json& m = phase2.metrics();
+    m["single_vs_multi"]["multi_head_model"]["val_loss"] = 1.25;  // recorded, not declared: not shown
+    lab::headline(m, "zeta", 0.123456, "a <declared> loss");
+    lab::headline(m, "alpha", 42, "a count", 0);
+    phase2.save_metrics();
+    const attnlab::testing::ProgramRun run = run_program({program_path("gallery"), "--out", out});
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const std::string html = read_file(out + "/index.html", 1 << 24);
+    const auto items = html.substr(html.find("<ul class=\"numbers\">"));
+    CHECK(items.substr(0, items.find("</ul>")) ==
+          "<ul class=\"numbers\">\n<li>a &lt;declared&gt; loss: 0.123</li>\n<li>a count: 42</li>\n");
+    CHECK(html.find("1.25") == std::string::npos);
+}
+
+TEST_CASE("gallery: a malformed headline is a named error", "[tools][gallery][bad-input]") {
+    for (const std::string bad : {R"("headlines": [1])", R"("headlines": {"k": {"value": "x", "caption": "c", "decimals": 3}})",
+                                  R"("headlines": {"k": {"value": 1, "decimals": 3}})",
+                                  R"("headlines": {"k": {"value": 1, "caption": "c", "decimals": 99}})"}) {
+        INFO(bad);
+        const std::string out = fresh_dir("gallery_bad_headlines");
+        std::filesystem::create_directories(out + "/phase3");
+        write_file_atomic(out + "/phase3/metrics.json", "{" + bad + "}");
+        const attnlab::testing::ProgramRun run = run_program({program_path("gallery"), "--out", out});
+        CHECK(run.exit_code == 1);
+        CHECK_THAT(run.output, Contains("phase3/metrics.json'"));
+        CHECK_THAT(run.output, Contains("headline"));
+    }
+}
+
 TEST_CASE("gallery and plots_demo: --help, and exit 2 on a bad flag or value", "[tools][gallery][cli]") {
     for (const std::string program : {"gallery", "plots_demo"}) {
         const attnlab::testing::ProgramRun help = run_program({program_path(program), "--help"});
@@ -89,7 +124,6 @@ TEST_CASE("gallery: each phase's figures in the phase's order, its key figure fi
     for (const std::string name : {"zz_learner_added", "attention_while_it_learns", "bidirectional_vs_causal", "causal_mask"})
         phase4.figure(plots::bar_chart({"a"}, {1.0}, {}), name, "caption of " + name);
     phase4.save_metrics();
-    std::filesystem::remove(out + "/phase4/metrics.json");  // the captions alone: no headline numbers to look up
     const attnlab::testing::ProgramRun run = run_program({program_path("gallery"), "--out", out});
     INFO(run.output);
     REQUIRE(run.exit_code == 0);
