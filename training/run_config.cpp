@@ -57,7 +57,7 @@ const std::vector<RunSetting>& run_settings() {
         {"weight_decay", "--weight-decay", &TrainConfig::weight_decay, 0, kAny},
         {"clip", "--clip", &TrainConfig::clip, 0, kAny, true},
         {"seed", "--seed", &TrainConfig::seed},
-        // The three of --mask none|causal|local:W|strided:S (tinygpt parses that flag itself).
+        // The three of --mask none|causal|local:W|strided:S (read by training/mask_spec.hpp).
         {"causal_mask", "--mask", &TrainConfig::causal_mask},
         {"window", "--mask", &TrainConfig::window, 0, double(L::max_context)},
         {"stride", "--mask", &TrainConfig::stride, 0, double(L::max_context)},
