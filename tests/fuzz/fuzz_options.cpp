@@ -15,6 +15,7 @@
 #include <map>
 
 #include "app/options.hpp"
+#include "tensor/reference.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace attnlab;
@@ -34,7 +35,11 @@ lab::Options declare() {
     return o;
 }
 
-const char* const kFlags[] = {"steps", "lr", "d-k", "heads", "mode", "seed", "out", "verbose"};
+// Every flag the parser knows: the ones declared above and --reference, the switch every
+// program takes (app/options.cpp).
+const char* const kFlags[] = {"steps", "lr", "d-k", "heads", "mode", "seed", "out", "verbose", "reference"};
+
+bool is_switch(const std::string& name) { return name == "verbose" || name == "reference"; }
 
 // The parser's messages go to /dev/null while it runs (thousands of command lines a second);
 // a finding restores stdout and stderr before it is reported.
@@ -52,7 +57,7 @@ std::map<std::string, std::string> expected_values(const std::vector<std::string
     std::map<std::string, std::string> values;
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string name = args[i].substr(2, args[i].find('=') == std::string::npos ? std::string::npos : args[i].find('=') - 2);
-        if (name == "verbose") values[name] = "";
+        if (is_switch(name)) values[name] = "";
         else if (args[i].find('=') != std::string::npos) values[name] = args[i].substr(args[i].find('=') + 1);
         else values[name] = args[++i];
     }
@@ -128,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::string> canonical{"fuzz"};
     for (const char* name : kFlags) {
         if (!o.given(name)) continue;
-        canonical.push_back(std::string("--") + name + (std::string(name) == "verbose" ? "" : "=" + o.text(name)));
+        canonical.push_back(std::string("--") + name + (is_switch(name) ? "" : "=" + o.text(name)));
     }
     std::vector<const char*> argv2;
     for (const std::string& a : canonical) argv2.push_back(a.c_str());
@@ -139,6 +144,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (o.given(name) != again.given(name) || o.text(name) != again.text(name))
             fail(std::string("--") + name + " differs after the canonical spelling");
     if (o.on("verbose") != again.on("verbose")) fail("--verbose differs");
+    // --reference switches the process into reference mode; the next command line starts clean.
+    set_reference_mode(false);
     const std::map<std::string, std::string> expected = expected_values(args);
     for (const char* name : kFlags) {
         const auto it = expected.find(name);
