@@ -1,135 +1,19 @@
 // test_tinygpt_cli.cpp — the bad-input catalogue of `tinygpt`, as a user meets it: each
 // case runs build/tinygpt as a process and checks its exit status (0 ok, 1 failed while
-// running, 2 bad flag) and a fragment of what it says. Every reproducer of the issue
-// "Untrusted files and long runs" for the command line is here (sections 2-4 and 6).
+// running, 2 bad flag) and a fragment of what it says: untrusted files, long runs, every
+// flag's bad values.
 //
 // Models are tiny (d_model 16, 1 layer, context 8) and runs a few steps, so the whole
 // catalogue takes seconds. Files it needs (a bomb header, NaN weights, a FIFO) are made
-// in build/test_tmp/cli/ by the fixture below.
-#include <sys/stat.h>
-#include <unistd.h>
-
+// in build/test_tmp/cli/ by make_fixtures (tests/support/tinygpt_cli.hpp).
 #include <catch2/catch.hpp>
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <iterator>
-#include <sstream>
 
-#include "nn/checkpoint.hpp"
-#include "io/safetensors.hpp"
-#include "io/json.hpp"
-#include "io/fileio.hpp"
-#include "io/npy.hpp"
-#include "tensor/ops.hpp"
-#include "tests/support/run_program.hpp"
+#include "tests/support/tinygpt_cli.hpp"
 
 using namespace attnlab;
+using namespace attnlab::testing::tinygpt_cli;
 using attnlab::testing::run_program;
 using Catch::Contains;
-
-namespace {
-
-namespace fs = std::filesystem;
-
-std::string dir() { return std::string(ATTNLAB_SOURCE_DIR) + "/build/test_tmp/cli"; }
-std::string at(const std::string& name) { return dir() + "/" + name; }
-
-// Flags of a tiny model, appended to a `train` command.
-const std::vector<std::string> kTiny{"--d-model", "16", "--heads", "2", "--layers", "1", "--context",
-                                     "8", "--batch", "2", "--eval-every", "2", "--warmup", "1"};
-
-testing::ProgramRun tinygpt(std::vector<std::string> args, double timeout_s = 60) {
-    args.insert(args.begin(), testing::program_path("tinygpt"));
-    return run_program(args, timeout_s);
-}
-
-std::vector<std::string> tiny_train(std::vector<std::string> extra) {
-    std::vector<std::string> args{"train"};
-    if (std::find(extra.begin(), extra.end(), "--steps") == extra.end()) args.insert(args.end(), {"--steps", "4"});
-    args.insert(args.end(), kTiny.begin(), kTiny.end());
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
-}
-
-// The checkpoint `from` rewritten with metadata replaced and a tensor edited.
-void rewrite(const std::string& from, const std::string& to, const std::map<std::string, std::string>& meta,
-             float poison = 0) {
-    SafetensorsFile f = load_safetensors(from);
-    for (const auto& [k, v] : meta) f.metadata[k] = v;
-    if (poison != 0)
-        for (auto& t : f.tensors)
-            if (t.name == "head.weight") t.tensor.data_ptr<float>()[0] = poison;
-    save_safetensors(to, f.tensors, f.metadata);
-}
-
-// The checkpoint `from` rewritten by `edit`, which may change anything in the file.
-void rewrite_with(const std::string& from, const std::string& to, const std::function<void(SafetensorsFile&)>& edit) {
-    SafetensorsFile f = load_safetensors(from);
-    edit(f);
-    save_safetensors(to, f.tensors, f.metadata);
-}
-
-std::string corpus_text(int variant) {
-    std::string text;
-    for (int i = 0; i < 20; ++i) text += variant == 0 ? "the cat sat on the mat.\n" : "the mat sat on the cat.\n";
-    return text;
-}
-
-// Built once: the models and hostile files the catalogue runs against.
-void make_fixtures() {
-    static bool done = false;
-    if (done) return;
-    fs::remove_all(dir());
-    fs::create_directories(at("adir"));
-    REQUIRE(::mkfifo(at("fifo").c_str(), 0600) == 0);
-    write_file_atomic(at("empty.txt"), "");
-    write_file_atomic(at("corpus.txt"), corpus_text(0));
-    write_file_atomic(at("corpus_same_size.txt"), corpus_text(1));
-    write_file_atomic(at("corpus_moved.txt"), corpus_text(0));
-    write_file_atomic(at("corpus_other_chars.txt"), "Zebras! " + corpus_text(0) + "Quixotic jumps.\n");
-    const auto need_ok = [](const std::vector<std::string>& args) {
-        const testing::ProgramRun r = tinygpt(args);
-        INFO(r.output);
-        REQUIRE(r.exit_code == 0);
-    };
-    need_ok(tiny_train({"--out", at("ck.safetensors")}));
-    need_ok(tiny_train({"--model", "multi-head", "--out", at("mh.safetensors")}));
-    need_ok(tiny_train({"--corpus", at("corpus.txt"), "--out", at("char.safetensors")}));
-    rewrite(at("ck.safetensors"), at("bomb.safetensors"), {{"d_model", "4096"}, {"n_layers", "64"}, {"context", "65536"}});
-    rewrite(at("ck.safetensors"), at("nan.safetensors"), {}, NAN);
-    rewrite(at("ck.safetensors"), at("neg_step.safetensors"), {{"step", "-50"}});
-    {  // saved for inference only: no training state
-        nn::LoadedCheckpoint ck = nn::load_checkpoint(at("ck.safetensors"));
-        nn::save_checkpoint(at("inference.safetensors"), *ck.model, ck.info);
-    }
-    done = true;
-}
-
-struct Case {
-    const char* what;
-    std::vector<std::string> args;
-    int exit_code;
-    std::string says;  // a fragment of stdout + stderr
-};
-
-// Runs the cases; returns how many ran.
-std::size_t run_cases(const std::vector<Case>& cases) {
-    for (const Case& c : cases) {
-        const testing::ProgramRun r = tinygpt(c.args, 20);
-        INFO(c.what << "\n  output: " << r.output);
-        CHECK_FALSE(r.timed_out);
-        CHECK(r.signal == 0);
-        CHECK(r.exit_code == c.exit_code);
-        CHECK_THAT(r.output, Contains(c.says));
-    }
-    return cases.size();
-}
-
-}  // namespace
 
 TEST_CASE("tinygpt: flags and usage", "[tools][tinygpt][cli]") {
     make_fixtures();
@@ -805,83 +689,4 @@ TEST_CASE("tinygpt generate --slide goes past the context; --top-p samples a nuc
         {"--top-p 1.5", {"generate", "--checkpoint", ck, "--prompt", "the", "--top-p", "1.5"}, 2, "--top-p"},
         {"--slide takes no value", {"generate", "--checkpoint", ck, "--prompt", "the", "--slide", "yes"}, 2, "--slide is a switch"},
     });
-}
-
-TEST_CASE("tinygpt patch: any causal model, two texts of one length, one token each", "[tools][tinygpt][cli][patch]") {
-    make_fixtures();
-    const std::string ck = at("ck.safetensors"), chars = at("char.safetensors");
-    const auto patch = [&](const std::string& model, const std::string& clean, const std::string& corrupted, const std::string& answer,
-                           const std::string& wrong, const std::string& out) {
-        return std::vector<std::string>{"patch", "--checkpoint", model, "--clean", clean, "--corrupted", corrupted,
-                                        "--answer", answer, "--wrong", wrong, "--out", out};
-    };
-    run_cases({
-        {"a bad flag", {"patch", "--no-such", "1"}, 2, "--no-such"},
-        {"no --clean", {"patch", "--checkpoint", ck, "--corrupted", "the cats", "--answer", "sleep", "--wrong", "sleeps", "--out", at("patch_x")}, 2, "--clean"},
-        {"texts of different lengths", patch(ck, "the cat", "the big cats", "sleeps", "sleep", at("patch_x")), 2,
-         "--clean 'the cat' is 3 tokens and --corrupted 'the big cats' 4"},
-        {"an answer of two tokens", patch(ck, "the cat", "the cats", "the cat", "sleep", at("patch_x")), 2, "--answer 'the cat' is 2 tokens"},
-        {"the same answer and wrong token", patch(ck, "the cat", "the cats", "sleeps", "sleeps", at("patch_x")), 2, "the same token 'sleeps'"},
-        {"an unknown word names its flag", patch(ck, "the zebra", "the cats", "sleeps", "sleep", at("patch_x")), 1,
-         "--clean 'the zebra': WordTokenizer: unknown word 'zebra'"},
-        {"an unknown answer", patch(ck, "the cat", "the cats", "purrs", "sleep", at("patch_x")), 1, "--answer 'purrs': WordTokenizer: unknown word 'purrs'"},
-        {"a bidirectional model", patch(at("mh.safetensors"), "the cat", "the cats", "sleeps", "sleep", at("patch_x")), 2, "bidirectional"},
-        {"identical texts: nothing to restore", patch(ck, "the cat", "the cat", "sleeps", "sleep", at("patch_x")), 1, "same logit difference"},
-        {"--out is a file", patch(ck, "the cat", "the cats", "sleeps", "sleep", at("corpus.txt")), 2, "exists and is not a directory"},
-    });
-    // A model of the toy grammar, and one of a corpus (characters): the last layer's residual
-    // stream at the last position restores everything; every head of the 1-layer model has a cell.
-    for (const auto& [model, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-             {ck, patch(ck, "the cat near the dogs", "the cats near the dogs", "sleeps", "sleep", at("patch_grammar"))},
-             {chars, patch(chars, "the ca", "the ma", "t", "s", at("patch_chars"))}}) {
-        const testing::ProgramRun r = tinygpt(args);
-        INFO(r.output);
-        REQUIRE(r.exit_code == 0);
-        CHECK_THAT(r.output, Contains("the head that restores the most: L1 H"));
-        const std::string out = args.back();
-        const Json j = load_json(out + "/patch.json");
-        const Json& residual = j.at("residual");
-        REQUIRE(residual.size() == 1);
-        CHECK(residual.as_array()[0].as_array().back().as_double() == 1.0);
-        CHECK(j.at("heads").as_array()[0].size() == 2);
-        CHECK(j.at("clean_logit_difference").as_double() != j.at("corrupted_logit_difference").as_double());
-        for (const char* f : {"patch_residual.png", "patch_heads.svg"}) CHECK(fs::exists(out + "/" + f));
-    }
-}
-
-TEST_CASE("tinygpt lens and induction read any causal model; bad values are named", "[tools][tinygpt][cli][lens]") {
-    make_fixtures();
-    const std::string ck = at("ck.safetensors"), chars = at("char.safetensors");
-    write_file_atomic(at("afile"), "x");
-    run_cases({
-        {"lens --help", {"lens", "--help"}, 0, "--prompt TEXT"},
-        {"lens on the grammar model: KL to the exact next word", {"lens", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("lens")}, 0, "KL(exact || reading)"},
-        {"lens: a prefix the grammar cannot emit", {"lens", "--checkpoint", ck, "--prompt", "cat the", "--out", at("lens_x")}, 0, "no exact distribution to compare with"},
-        {"lens on a character model", {"lens", "--checkpoint", chars, "--prompt", "the cat", "--out", at("lens_chars")}, 0, "logit_lens.svg"},
-        {"lens on a bidirectional model", {"lens", "--checkpoint", at("mh.safetensors"), "--prompt", "the cat", "--out", at("lens_x")}, 1, "bidirectional"},
-        {"lens without --out", {"lens", "--checkpoint", ck, "--prompt", "the cat"}, 2, "--out DIR is required"},
-        {"lens without --prompt", {"lens", "--checkpoint", ck, "--out", at("lens_x")}, 2, "--prompt is required"},
-        {"lens without --checkpoint", {"lens", "--prompt", "the", "--out", at("lens_x")}, 2, "--checkpoint is required"},
-        {"lens --out is a file", {"lens", "--checkpoint", ck, "--prompt", "the", "--out", at("afile")}, 2, "exists and is not a directory"},
-        {"lens: longer than the context", {"lens", "--checkpoint", ck, "--prompt", "the cat sat on the mat near the dog", "--out", at("lens_x")}, 1, "the lens reads at most 8"},
-        {"lens: an unknown word", {"lens", "--checkpoint", ck, "--prompt", "the zebra", "--out", at("lens_x")}, 1, "zebra"},
-        {"induction --help", {"induction", "--help"}, 0, "--length N"},
-        {"induction on the grammar model", {"induction", "--checkpoint", ck, "--out", at("induction")}, 0, "L1 H2"},
-        {"induction on a character model", {"induction", "--checkpoint", chars, "--length", "3", "--rows", "4", "--out", at("induction_chars")}, 0, "4 rows of 3 random tokens"},
-        {"induction on a bidirectional model", {"induction", "--checkpoint", at("mh.safetensors"), "--out", at("induction_x")}, 1, "bidirectional"},
-        {"induction --length 1", {"induction", "--checkpoint", ck, "--length", "1", "--out", at("induction_x")}, 2, "'1'"},
-        {"induction --length past half the context", {"induction", "--checkpoint", ck, "--length", "4", "--out", at("induction_x")}, 2, "'4'"},
-        {"induction --rows 0", {"induction", "--checkpoint", ck, "--rows", "0", "--out", at("induction_x")}, 2, "'0'"},
-        {"induction --seed x", {"induction", "--checkpoint", ck, "--seed", "x", "--out", at("induction_x")}, 2, "'x'"},
-        {"induction without --out", {"induction", "--checkpoint", ck}, 2, "--out DIR is required"},
-    });
-    for (const char* f : {"lens/logit_lens.png", "lens_chars/logit_lens.png", "induction/induction_scores.png", "induction_chars/induction_scores.png"}) {
-        INFO(f);
-        CHECK(fs::file_size(at(f)) > 1000);
-    }
-    // The grammar model's table has a row per reading: the embedding and its one block.
-    const auto r = tinygpt({"lens", "--checkpoint", ck, "--prompt", "the cat sat", "--out", at("lens")});
-    CHECK_THAT(r.output, Contains("embedding") && Contains("block 1") && !Contains("block 2"));
-    CHECK_FALSE(tinygpt({"lens", "--checkpoint", chars, "--prompt", "the cat", "--out", at("lens_chars")}).output.find("KL") !=
-                std::string::npos);
 }
