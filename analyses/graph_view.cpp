@@ -134,7 +134,9 @@ plots::Figure draw_graph(const GroupedGraph& g, const GraphViewOptions& options)
     }
     std::vector<plots::FlowEdge> edges;
     for (const auto& [from, to] : g.edges) edges.push_back({"n" + std::to_string(from), "n" + std::to_string(to), ""});
-    return plots::flow_diagram(boxes, edges, {options.title});
+    plots::Figure fig = plots::flow_diagram(boxes, edges, {options.title});
+    if (fig.width <= kMaxGraphWidth) return fig;
+    return plots::flow_diagram(boxes, edges, {.title = options.title, .top_to_bottom = true});
 }
 
 plots::Figure draw_graph(const Graph& graph, const GraphViewOptions& options) { return draw_graph(ungrouped(graph), options); }

@@ -2,13 +2,15 @@
 // own plotter (plots/flow_diagram), no Graphviz. Leaves (parameters in green,
 // constant inputs in grey) on the left, the root on the right; each op box says
 // "step n: op" where n is its step in backward()'s order (step 1, the root, runs
-// first; the op trace's "bwd n/N" lines) and its output shape below. After backward on a graph extracted with retain = true,
-// the op boxes can be shaded by ‖dL/d(output)‖ (log scale, white -> red).
+// first; the op trace's "bwd n/N" lines) and its output shape below. After backward
+// on a graph extracted with retain = true, the op boxes can be shaded by
+// ‖dL/d(output)‖ (log scale, white -> red).
 //
 // Layout: an op sits one column left of its first consumer, so most arrows span
 // one gap; rows follow the consumers' rows (a barycentre pass from the root back).
 // An arrow that skips columns (a residual connection) gets a row of its own, clear of
-// the boxes it passes. A grouped graph (analyses/graph_groups.hpp) is drawn the same way, one
+// the boxes it passes. A graph that would be wider than kMaxGraphWidth is turned a
+// quarter: leaves at the top, the root at the bottom, so it grows down the page. A grouped graph (analyses/graph_groups.hpp) is drawn the same way, one
 // box per group: its name, its op count and the steps they take, its output shape; a
 // group of parameters, how many tensors and numbers. A whole TinyGPT's graph is drawn
 // one box per module (analyses/model_graph.hpp).
@@ -20,6 +22,8 @@
 #include "plots/scene.hpp"
 
 namespace attnlab::lab {
+
+inline constexpr double kMaxGraphWidth = 2000;  // pixels
 
 struct GraphViewOptions {
     std::string title{};

@@ -17,6 +17,8 @@ using layout::kPad;
 namespace {
 
 constexpr double kBoxPadX = 12, kBoxPadY = 9, kRowGap = 26, kMinColumnGap = 56;
+// Turned a quarter (top_to_bottom): the gap between boxes side by side, and between stages.
+constexpr double kLaneGapDown = 16, kMinStageGapDown = 40;
 
 struct Placed {
     const FlowBox* box;
@@ -31,12 +33,12 @@ double box_height(const FlowBox& b) {
     return lines * font::kLineHeight - (font::kLineHeight - text_height()) + 2 * kBoxPadY;
 }
 
-// Evenly spaced attachment points along a side of `r`, ordered by the other ends' y.
-std::vector<double> ports(const Box& r, std::size_t count) {
-    std::vector<double> ys;
-    double spacing = std::min(12.0, r.h / double(count + 1));
-    for (std::size_t i = 0; i < count; ++i) ys.push_back(r.center().y + (double(i) - (double(count) - 1) / 2) * spacing);
-    return ys;
+// `count` evenly spaced attachment points along a side of length `side` centred on `centre`.
+std::vector<double> ports(double centre, double side, std::size_t count) {
+    std::vector<double> at;
+    double spacing = std::min(12.0, side / double(count + 1));
+    for (std::size_t i = 0; i < count; ++i) at.push_back(centre + (double(i) - (double(count) - 1) / 2) * spacing);
+    return at;
 }
 
 }  // namespace
@@ -62,28 +64,36 @@ Figure flow_diagram(const std::vector<FlowBox>& boxes, const std::vector<FlowEdg
             throw ValueError("flow_diagram: edge '" + e.from + "' -> '" + e.to + "' names an unknown box (" +
                              std::to_string(boxes.size()) + " boxes)");
         if (boxes[by_id[e.to]].column <= boxes[by_id[e.from]].column)
-            throw ValueError("flow_diagram: edge '" + e.from + "' -> '" + e.to +
-                             "' must go to a later column (flow runs left to right)");
+            throw ValueError("flow_diagram: edge '" + e.from + "' -> '" + e.to + "' must go to a later column (flow runs " +
+                             (options.top_to_bottom ? "top to bottom)" : "left to right)"));
     }
 
-    // Column widths from their boxes; the gap before a column from the labels of edges entering it.
-    std::vector<double> col_w(columns, 0), gap_before(columns, kMinColumnGap);
+    // The grid in the flow's own terms: a stage (FlowBox::column) has a size along the flow
+    // (its widest box, or tallest when turned), and rows sit `pitch` apart across it.
+    const bool down = options.top_to_bottom;
+    auto along = [&](const FlowBox& b) { return down ? box_height(b) : box_width(b); };
+    auto across = [&](const FlowBox& b) { return down ? box_width(b) : box_height(b); };
+    const double lane_gap = down ? kLaneGapDown : kRowGap;
+    // The gap before a stage is wide enough for the labels of edges entering it.
+    std::vector<double> stage_size(columns, 0), gap_before(columns, down ? kMinStageGapDown : kMinColumnGap);
     double pitch = 0;
     for (const FlowBox& b : boxes) {
-        col_w[b.column] = std::max(col_w[b.column], box_width(b));
-        pitch = std::max(pitch, box_height(b) + kRowGap);
+        stage_size[b.column] = std::max(stage_size[b.column], along(b));
+        pitch = std::max(pitch, across(b) + lane_gap);
     }
     for (const FlowEdge& e : edges)
         if (!e.label.empty()) {
             int c = boxes[by_id[e.to]].column;
-            gap_before[c] = std::max(gap_before[c], 2 * (text_width(e.label) + 10));
+            gap_before[c] = std::max(gap_before[c], down ? 2 * (text_height() + 8) : 2 * (text_width(e.label) + 10));
         }
-    std::vector<double> col_x(columns, 0);
-    double content_w = 0;
+    std::vector<double> stage_at(columns, 0);
+    double content_along = 0;
     for (int c = 0; c < columns; ++c) {
-        col_x[c] = content_w + (c > 0 ? gap_before[c] : 0);
-        content_w = col_x[c] + col_w[c];
+        stage_at[c] = content_along + (c > 0 ? gap_before[c] : 0);
+        content_along = stage_at[c] + stage_size[c];
     }
+    const double content_across = rows * pitch - lane_gap;
+    const double content_w = down ? content_across : content_along;
 
     Figure fig;
     fig.description = options.title.empty() ? "flow diagram" : options.title;
@@ -94,43 +104,56 @@ Figure flow_diagram(const std::vector<FlowBox>& boxes, const std::vector<FlowEdg
     std::vector<Placed> placed;
     for (const FlowBox& b : boxes) {
         double w = box_width(b), h = box_height(b);
-        double cx = left + col_x[b.column] + col_w[b.column] / 2, cy = top + b.row * pitch + (pitch - kRowGap) / 2;
+        const double c_along = stage_at[b.column] + stage_size[b.column] / 2, c_across = b.row * pitch + (pitch - lane_gap) / 2;
+        const double cx = left + (down ? c_across : c_along), cy = top + (down ? c_along : c_across);
         placed.push_back({&b, {std::round(cx - w / 2) + 0.5, std::round(cy - h / 2) + 0.5, w, h}});
     }
 
-    // Ports: edges leaving a box share its right side, edges entering share its left,
-    // each ordered by where the other end is so that arrows do not cross at the box.
-    std::vector<double> start_y(edges.size()), end_y(edges.size());
+    // Ports: edges leaving a box share its right side (bottom, turned), edges entering share
+    // its left (top), each ordered by where the other end is so that arrows do not cross at the box.
+    auto across_of = [&](const std::string& id) {
+        const Point c = placed[by_id[id]].rect.center();
+        return down ? c.x : c.y;
+    };
+    std::vector<double> start_at(edges.size()), end_at(edges.size());
     for (std::size_t b = 0; b < boxes.size(); ++b) {
         std::vector<std::size_t> out, in;
         for (std::size_t e = 0; e < edges.size(); ++e) {
             if (by_id[edges[e].from] == b) out.push_back(e);
             if (by_id[edges[e].to] == b) in.push_back(e);
         }
-        auto y_of = [&](const std::string& id) { return placed[by_id[id]].rect.center().y; };
-        std::stable_sort(out.begin(), out.end(), [&](auto x, auto y) { return y_of(edges[x].to) < y_of(edges[y].to); });
-        std::stable_sort(in.begin(), in.end(), [&](auto x, auto y) { return y_of(edges[x].from) < y_of(edges[y].from); });
-        auto po = ports(placed[b].rect, out.size()), pi = ports(placed[b].rect, in.size());
-        for (std::size_t k = 0; k < out.size(); ++k) start_y[out[k]] = po[k];
-        for (std::size_t k = 0; k < in.size(); ++k) end_y[in[k]] = pi[k];
+        std::stable_sort(out.begin(), out.end(), [&](auto x, auto y) { return across_of(edges[x].to) < across_of(edges[y].to); });
+        std::stable_sort(in.begin(), in.end(), [&](auto x, auto y) { return across_of(edges[x].from) < across_of(edges[y].from); });
+        const Box& r = placed[b].rect;
+        const double centre = down ? r.center().x : r.center().y, side = down ? r.w : r.h;
+        auto po = ports(centre, side, out.size()), pi = ports(centre, side, in.size());
+        for (std::size_t k = 0; k < out.size(); ++k) start_at[out[k]] = po[k];
+        for (std::size_t k = 0; k < in.size(); ++k) end_at[in[k]] = pi[k];
     }
 
     for (std::size_t e = 0; e < edges.size(); ++e) {
         const Box& from = placed[by_id[edges[e].from]].rect;
         const Box& to = placed[by_id[edges[e].to]].rect;
-        int target_col = boxes[by_id[edges[e].to]].column;
-        double channel = std::round(left + col_x[target_col] - gap_before[target_col] / 2);
-        Point a{from.right(), start_y[e]}, b{to.x, end_y[e]};
+        int target = boxes[by_id[edges[e].to]].column;
+        // The channel: a line across the flow in the middle of the gap before the target's stage.
+        double channel = std::round((down ? top : left) + stage_at[target] - gap_before[target] / 2);
+        const Point a = down ? Point{start_at[e], from.bottom()} : Point{from.right(), start_at[e]};
+        const Point b = down ? Point{end_at[e], to.y} : Point{to.x, end_at[e]};
         std::vector<Point> pts = {a};
-        if (std::abs(a.y - b.y) > 0.5) pts.insert(pts.end(), {{channel, a.y}, {channel, b.y}});
+        if (down && std::abs(a.x - b.x) > 0.5) pts.insert(pts.end(), {{a.x, channel}, {b.x, channel}});
+        if (!down && std::abs(a.y - b.y) > 0.5) pts.insert(pts.end(), {{channel, a.y}, {channel, b.y}});
         pts.push_back(b);
         fig.add(Arrow{.points = pts, .stroke = Stroke{.color = rgb(0x4a4a4a), .width = 1.5}, .head_length = 8,
                       .head_width = 7});
-        if (!edges[e].label.empty())
-            // Over the run from the channel into the target: the gap was sized so it fits
-            // there, and it is clear of other arrows' vertical segments in the channel.
-            fig.add(Text{.at = {(channel + b.x) / 2, b.y - 4}, .text = edges[e].label,
-                         .color = palette::muted, .halign = HAlign::center, .valign = VAlign::bottom});
+        if (edges[e].label.empty()) continue;
+        // Beside the run from the channel into the target: the gap was sized so it fits
+        // there, and it is clear of other arrows' runs in the channel.
+        if (down)
+            fig.add(Text{.at = {b.x + 5, (channel + b.y) / 2}, .text = edges[e].label, .color = palette::muted,
+                         .halign = HAlign::left, .valign = VAlign::middle});
+        else
+            fig.add(Text{.at = {(channel + b.x) / 2, b.y - 4}, .text = edges[e].label, .color = palette::muted,
+                         .halign = HAlign::center, .valign = VAlign::bottom});
     }
     for (const Placed& p : placed) {
         fig.add(Rect{.box = p.rect, .fill = p.box->fill, .stroke = Stroke{.color = rgb(0x5b7fb0), .width = 1}});
@@ -143,7 +166,7 @@ Figure flow_diagram(const std::vector<FlowBox>& boxes, const std::vector<FlowEdg
             fig.add(Text{.at = {p.rect.center().x, y}, .text = p.box->note, .color = palette::muted,
                          .halign = HAlign::center, .valign = VAlign::top});
     }
-    fig.height = layout::whole_pixels(top + rows * pitch - kRowGap + kPad);
+    fig.height = layout::whole_pixels(top + (down ? content_along : content_across) + kPad);
     return fig;
 }
 

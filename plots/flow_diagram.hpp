@@ -8,6 +8,10 @@
 // measured from the text. Arrows are routed orthogonally: out of the source's
 // right side, along a vertical channel in the gap before the target's column,
 // into the target's left side; several arrows on one side get separate ports.
+// With top_to_bottom the same grid is turned a quarter: stages run down the page and
+// rows across it, arrows leave a box's bottom and enter the next one's top. A long
+// chain (a whole model's graph, one box per module) then grows in height, where a
+// reader scrolls, instead of in width.
 // Left out: automatic placement and routing around boxes in between (an edge that
 // skips columns runs straight through its row, so keep that row free there).
 #pragma once
@@ -34,6 +38,7 @@ struct FlowEdge {
 
 struct FlowDiagramOptions {
     std::string title{};
+    bool top_to_bottom = false;  // stages (FlowBox::column) run down the page, rows across it
 };
 
 // Throws ValueError for no boxes, a box without text, duplicate ids, an edge to

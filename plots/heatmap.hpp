@@ -44,6 +44,9 @@ struct HeatmapGridOptions : HeatmapOptions {
     // Everything in HeatmapOptions applies to every panel; `title` is the figure's.
     std::vector<std::string> panel_titles{};  // empty = "Head 1", "Head 2", ...
     int columns = 0;                        // panels per row; 0 = ceil(sqrt(count))
+    // Fewer panels a row while the figure would be wider than this (pixels; 0 = no limit):
+    // wide panels (a long sentence's tokens) wrap instead of making a strip no screen shows.
+    double max_width = 2000;
 };
 
 // One panel per matrix (all the same shape), one shared colour range and colour bar.

@@ -32,10 +32,11 @@ Figure heatmap_grid(const std::vector<Matrix>& panels, const HeatmapGridOptions&
     check_label_count("heatmap_grid", "panel titles", options.panel_titles.size(), panels.size(), "panels");
     check_option("heatmap_grid", "columns", options.columns, 0, 64);
 
+    check_option("heatmap_grid", "max_width", options.max_width, 0.0, 1e6);
+
     const int count = static_cast<int>(panels.size());
-    const int cols = options.columns > 0 ? std::min(options.columns, count)
-                                         : static_cast<int>(std::ceil(std::sqrt(double(count))));
-    const int rows = (count + cols - 1) / cols;
+    int cols = options.columns > 0 ? std::min(options.columns, count)
+                                   : static_cast<int>(std::ceil(std::sqrt(double(count))));
     std::vector<std::string> titles = options.panel_titles;
     for (int i = static_cast<int>(titles.size()); i < count; ++i) titles.push_back("Head " + std::to_string(i + 1));
 
@@ -55,12 +56,19 @@ Figure heatmap_grid(const std::vector<Matrix>& panels, const HeatmapGridOptions&
     const double panel_h = panel_title_band + grid_h + g.col_label_band;
     const double y_title_band = options.y_title.empty() ? 0 : text_height() + kGap;
 
+    // The content's width with `c` panels a row: the panels, the y title and colour bar
+    // beside them, and what hangs out under them (x title, mask legend) when it is wider.
+    const double under = std::max(text_width(options.x_title), legend ? mask_legend_width(options) : 0.0);
+    auto overhang_at = [&](int c) { return std::max(0.0, (under - (c * panel_w + (c - 1) * kPanelGap)) / 2 - y_title_band); };
+    auto content_at = [&](int c) {
+        return y_title_band + c * panel_w + (c - 1) * kPanelGap + kColorbarGap + colorbar_band(bar) + 2 * overhang_at(c);
+    };
+    while (cols > 1 && options.max_width > 0 && content_at(cols) + 2 * kPad > options.max_width) --cols;
+    const int rows = (count + cols - 1) / cols;
     const double panels_w = cols * panel_w + (cols - 1) * kPanelGap;
     const double panels_h = rows * panel_h + (rows - 1) * kPanelGap;
-    double content_w = y_title_band + panels_w + kColorbarGap + colorbar_band(bar);
-    double under = std::max(text_width(options.x_title), legend ? mask_legend_width(options) : 0.0);
-    double overhang = std::max(0.0, (under - panels_w) / 2 - y_title_band);
-    content_w += 2 * overhang;
+    const double overhang = overhang_at(cols);
+    const double content_w = content_at(cols);
 
     layout::check_size("heatmap_grid", std::max(content_w, text_width(options.title, layout::kTitleScale)) + 2 * kPad,
                        layout::title_band(options.title) + panels_h + 2 * kPad);

@@ -56,10 +56,10 @@ void section8_attention_gradients(Frame& f, nn::Transformer& model, const std::v
     go.title = "dL/dA (next-token loss)", go.colormap = plots::Colormap::red_blue, go.vmin.reset(), go.vmax.reset();
     go.colorbar_label = "dL/dA (red: more weight raises the loss)";
     f.out.figure(plots::figure_grid({plots::heatmap_grid(a_panels, ao), plots::heatmap_grid(g_panels, go)},
-                                    {.title = "Attention and its gradient, causal model, per layer (L) and head (H)"}),
+                                    {.title = "Attention and its gradient, causal model, per layer (L) and head (H)", .columns = 1}),
                  "attention_gradients",
-                 "Phase 3, step 8: each head's attention weights A (left) and the gradient dL/dA of the sentence's "
-                 "next-token loss (right; blue: more weight there would lower the loss, red: raise it; masked pairs are 0).");
+                 "Phase 3, step 8: each head's attention weights A (top) and the gradient dL/dA of the sentence's "
+                 "next-token loss (below; blue: more weight there would lower the loss, red: raise it; masked pairs are 0).");
 
     plots::HeatmapGridOptions ro;
     ro.title = "Rollout: plain vs gradient-weighted", ro.columns = 2, ro.row_labels = ro.col_labels = tokens;

@@ -26,8 +26,8 @@ void section11_whole_model_graph(Frame& f, nn::Transformer& model, const std::ve
                                       {"loss", g.loss}};
     f.out.figure(g.modules, "model_graph",
                  "Phase 4, step 11: the autograd graph of the whole causal model's next-token loss on the sentence, one box "
-                 "per module with its op count, the backward() steps it spans and its output shape; parameters in green; "
-                 "red shading is |dL/d(output)|.");
+                 "per module with its op count, the backward() steps it spans and its output shape, the forward pass running "
+                 "down the page from the embeddings to the loss; parameters in green; red shading is |dL/d(output)|.");
     f.out.figure(g.attention, "model_graph_attention",
                  "Phase 4, step 11: the same graph with block 0's attention opened op by op (all heads at once, as a "
                  "batch axis), the modules around it folded.");

@@ -125,10 +125,13 @@ TEST_CASE("the expanded attention shows its ops one by one and folds the rest", 
 }
 
 TEST_CASE("the drawn module graph: no box overlaps another and no arrow runs through a box", "[lab][graph]") {
-    nn::Transformer model(config(1), 3);
+    // One layer's module graph fits across the page; three layers' do not, and are drawn top to bottom.
+    const std::int64_t layers = GENERATE(1, 3);
+    nn::Transformer model(config(layers), 3);
     const lab::ModelGraph mg = lab::transformer_graph(model, kIds);
     for (const std::vector<std::string>& group_of : {mg.group_of, lab::expanded(mg, {mg.modules[2]})}) {
         const plots::Figure fig = lab::draw_graph(lab::group_graph(mg.graph, group_of), {"TinyGPT", true});
+        INFO(layers << " layers: " << fig.width << " x " << fig.height << " px");
         std::vector<plots::Box> boxes;
         std::vector<const plots::Arrow*> arrows;
         for (const plots::Primitive& p : fig.items) {
@@ -153,6 +156,17 @@ TEST_CASE("the drawn module graph: no box overlaps another and no arrow runs thr
                                  std::max(p.y, q.y) > b.y && std::min(p.y, q.y) < b.bottom()));
             }
     }
+}
+
+TEST_CASE("the figures of a two-layer model's graph fit a screen's width", "[lab][graph]") {
+    nn::TransformerConfig c = config(2);
+    nn::Transformer model(c, 3);
+    const lab::ModelGraphFigures f = lab::model_graph_figures(model, kIds, "model");
+    INFO("modules " << f.modules.width << " x " << f.modules.height << ", attention " << f.attention.width << " x "
+                    << f.attention.height);
+    CHECK(f.modules.width <= lab::kMaxGraphWidth);
+    CHECK(f.attention.width <= lab::kMaxGraphWidth);
+    CHECK(f.modules.height > f.modules.width);  // turned: the chain of modules runs down the page
 }
 
 TEST_CASE("group_graph: step ranges, and a grouping that would make a cycle is refused", "[lab][graph]") {

@@ -64,6 +64,11 @@ std::vector<std::pair<std::string, Figure>> every_chart(const std::string& title
                      flow_diagram({{.id = "a", .lines = {"input", "x"}, .note = "[6 x 16]"},
                                    {.id = "b", .lines = {"output"}, .column = 1, .row = 1}},
                                   {{.from = "a", .to = "b", .label = "a label"}}, {.title = t("Boxes")}));
+    out.emplace_back("flow_diagram_down",
+                     flow_diagram({{.id = "a", .lines = {"input", "x"}, .note = "[6 x 16]"},
+                                   {.id = "b", .lines = {"output"}, .column = 1, .row = 1}},
+                                  {{.from = "a", .to = "b", .label = "a label"}},
+                                  {.title = t("Boxes"), .top_to_bottom = true}));
 
     Surface3DOptions s;
     s.row_labels = s.col_labels = tokens;
