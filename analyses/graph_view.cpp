@@ -24,14 +24,21 @@ std::vector<int> depths(const GroupedGraph& g) {
     return depth;
 }
 
-// Row of every node: the mean row of its consumers (a leaf: one row above them, so the
-// rows below stay free), pushed down where it would overlap the box above it in the same
-// column, or where an arrow of its that skips columns (a residual connection) would run
-// through a box on its way. Rows are shifted at the end so that the top one is 0.
+// Row of every node: the mean row of its consumers, pushed down where it would overlap the
+// box above it in the same column, or where an arrow of its that skips columns (a residual
+// connection) would run through a box on its way. Two kinds of node sit one row above their
+// consumer instead, so that the row stays free: a leaf, and the branch into a residual add
+// (the node beside the arrow that skips columns into the add). The residual stream then keeps
+// one row through every block, where pushing it down at each add would drift it a row per
+// add. Rows are shifted at the end so that the top one is 0.
 std::vector<double> rows(const GroupedGraph& g, const std::vector<int>& depth) {
     std::vector<double> row(g.nodes.size(), 0), sum(g.nodes.size(), 0), count(g.nodes.size(), 0);
-    std::vector<bool> leaf(g.nodes.size(), true);
-    for (const auto& [from, to] : g.edges) leaf[to] = false;
+    std::vector<bool> leaf(g.nodes.size(), true), residual_add(g.nodes.size(), false);
+    std::vector<std::size_t> only_consumer(g.nodes.size(), 0);
+    for (const auto& [from, to] : g.edges) {
+        leaf[to] = false, only_consumer[from] = to;
+        if (depth[from] > depth[to] + 1) residual_add[to] = true;
+    }
     const int deepest = *std::max_element(depth.begin(), depth.end());
     for (int d = 0; d <= deepest; ++d) {
         for (const auto& [from, to] : g.edges)
@@ -39,7 +46,11 @@ std::vector<double> rows(const GroupedGraph& g, const std::vector<int>& depth) {
         std::vector<std::size_t> column;
         for (std::size_t i = 0; i < g.nodes.size(); ++i)
             if (depth[i] == d) column.push_back(i);
-        auto want = [&](std::size_t i) { return (count[i] ? sum[i] / count[i] : 0.0) - (leaf[i] && count[i] ? 1 : 0); };
+        auto beside = [&](std::size_t i) {
+            if (count[i] == 0) return false;
+            return leaf[i] || (count[i] == 1 && residual_add[only_consumer[i]] && depth[i] == depth[only_consumer[i]] + 1);
+        };
+        auto want = [&](std::size_t i) { return (count[i] ? sum[i] / count[i] : 0.0) - (beside(i) ? 1 : 0); };
         std::stable_sort(column.begin(), column.end(), [&](std::size_t a, std::size_t b) { return want(a) < want(b); });
         // A box (already placed: it is nearer the root) that the arrow from i to a consumer
         // more than one column away would cross if i sat on row r.

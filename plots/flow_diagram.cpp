@@ -18,7 +18,7 @@ namespace {
 
 constexpr double kBoxPadX = 12, kBoxPadY = 9, kRowGap = 26, kMinColumnGap = 56;
 // Turned a quarter (top_to_bottom): the gap between boxes side by side, and between stages.
-constexpr double kLaneGapDown = 16, kMinStageGapDown = 40;
+constexpr double kLaneGapDown = 20, kMinStageGapDown = 40;
 
 struct Placed {
     const FlowBox* box;
@@ -69,7 +69,8 @@ Figure flow_diagram(const std::vector<FlowBox>& boxes, const std::vector<FlowEdg
     }
 
     // The grid in the flow's own terms: a stage (FlowBox::column) has a size along the flow
-    // (its widest box, or tallest when turned), and rows sit `pitch` apart across it.
+    // (its widest box, or tallest when turned), and rows sit `pitch` apart across it (turned:
+    // in lanes, below).
     const bool down = options.top_to_bottom;
     auto along = [&](const FlowBox& b) { return down ? box_height(b) : box_width(b); };
     auto across = [&](const FlowBox& b) { return down ? box_width(b) : box_height(b); };
@@ -92,7 +93,19 @@ Figure flow_diagram(const std::vector<FlowBox>& boxes, const std::vector<FlowEdg
         stage_at[c] = content_along + (c > 0 ? gap_before[c] : 0);
         content_along = stage_at[c] + stage_size[c];
     }
-    const double content_across = rows * pitch - lane_gap;
+    // Turned, the rows are lanes side by side, each as wide as its widest box: a lane of
+    // narrow boxes (a transpose, a bias) then costs only its own width. Boxes on different
+    // rows never share a lane, so they stay as clear of each other as on the row grid.
+    std::map<double, double> lane_w, lane_at;
+    for (const FlowBox& b : boxes) lane_w[b.row] = std::max(lane_w[b.row], box_width(b));
+    for (const FlowEdge& e : edges)  // a label is written right of its arrow's last run, near the box's centre
+        if (!e.label.empty()) {
+            const double r = boxes[by_id[e.to]].row;
+            lane_w[r] = std::max(lane_w[r], 2 * (text_width(e.label) + 5 + 12));
+        }
+    double lanes_w = 0;
+    for (const auto& [r, w] : lane_w) lane_at[r] = lanes_w + (lanes_w > 0 ? lane_gap : 0), lanes_w = lane_at[r] + w;
+    const double content_across = down ? lanes_w : rows * pitch - lane_gap;
     const double content_w = down ? content_across : content_along;
 
     Figure fig;
@@ -104,7 +117,8 @@ Figure flow_diagram(const std::vector<FlowBox>& boxes, const std::vector<FlowEdg
     std::vector<Placed> placed;
     for (const FlowBox& b : boxes) {
         double w = box_width(b), h = box_height(b);
-        const double c_along = stage_at[b.column] + stage_size[b.column] / 2, c_across = b.row * pitch + (pitch - lane_gap) / 2;
+        const double c_along = stage_at[b.column] + stage_size[b.column] / 2;
+        const double c_across = down ? lane_at[b.row] + lane_w[b.row] / 2 : b.row * pitch + (pitch - lane_gap) / 2;
         const double cx = left + (down ? c_across : c_along), cy = top + (down ? c_along : c_across);
         placed.push_back({&b, {std::round(cx - w / 2) + 0.5, std::round(cy - h / 2) + 0.5, w, h}});
     }
