@@ -127,18 +127,19 @@ HeldOut held_out_of(const nn::LoadedCheckpoint& ck, const std::string& path, con
     }
     TrainConfig c = run.config;
     if (c.corpus.empty() && !corpus.empty())
-        throw ValueError("--corpus '" + corpus + "': '" + path + "' is a model of the toy grammar, not of a corpus");
-    if (!c.corpus.empty()) {
+        throw CorpusMismatch("--corpus '" + corpus + "': '" + path + "' is a model of the toy grammar, not of a corpus");
+    if (!c.corpus.empty()) {  // checked before it is split: the last tenth of another text is not held out
         if (!corpus.empty()) c.corpus = corpus;
         if (!std::filesystem::is_regular_file(c.corpus))
-            throw ValueError("'" + path + "' was trained on corpus '" + c.corpus + "', which is not a file here; give --corpus "
-                             "with the path of that text");
+            throw CorpusMismatch("'" + path + "' was trained on corpus '" + c.corpus + "', which is not a file here; give --corpus "
+                                 "with the path of that text");
+        const DataIdentity found = identify_corpus(c.corpus, read_file(c.corpus));
+        if (!(found == run.data))
+            throw CorpusMismatch("corpus " + describe(found) + " is not the text '" + path + "' was trained on, " +
+                                 describe(run.data) + "; its last tenth would not be the held-out text");
     }
     HeldOut h;
     const BatchSource source(c);
-    if (!c.corpus.empty() && !(source.identity() == run.data))
-        throw ValueError("corpus " + describe(source.identity()) + " is not the text '" + path + "' was trained on, " +
-                         describe(run.data) + "; its last tenth would not be the held-out text");
     if (source.vocab() != ck.info.vocab)
         throw ValueError("'" + path + "': its vocabulary (" + std::to_string(ck.info.vocab.size()) + " tokens) is not its data's (" +
                          std::to_string(source.vocab().size()) + " tokens)");

@@ -58,6 +58,11 @@ private:
 // and each batch's padding: the same weights, reading fewer keys.
 Evaluation evaluate_batches(nn::Transformer& model, const std::vector<Batch>& batches, const nn::Mask& extra = nn::Mask());
 
+// The corpus a checkpoint names is not there, or is not the text it was trained on.
+struct CorpusMismatch : ValueError {
+    using ValueError::ValueError;
+};
+
 // A trained model's held-out data, as its run validated it.
 struct HeldOut {
     std::vector<Batch> batches;
@@ -68,8 +73,8 @@ struct HeldOut {
 // The validation batches of the run recorded in `ck` (read from `path`): its task, batch,
 // val_batches, context and mask_prob. A corpus run's text is read from `corpus` if given,
 // else from the path the checkpoint records; its bytes must be the ones it was trained on.
-// ValueError naming the checkpoint or the corpus otherwise (no run recorded, text missing
-// or changed).
+// CorpusMismatch if the text is missing or changed, or given for a model of the grammar;
+// ValueError naming the checkpoint if it records no run.
 HeldOut held_out_of(const nn::LoadedCheckpoint& ck, const std::string& path, const std::string& corpus = "");
 
 }  // namespace attnlab::lab

@@ -49,7 +49,7 @@ TEST_CASE("switching off a head changes the held-out loss by the amount worked o
     nn::Transformer& m = *model;
     const std::vector<lab::Batch> held{{from_vector(std::vector<std::int64_t>{0}, {1, 1}),
                                         from_vector(std::vector<std::int64_t>{0}, {1, 1}), nn::Mask(), {}}};
-    const lab::HeldOutLoss loss = [&](nn::Transformer& model) { return lab::evaluate_batches(model, held).loss; };
+    const lab::HeldOutLoss loss = [&](nn::Transformer& any) { return lab::evaluate_batches(any, held).loss; };
     const double base = loss(m);
     CHECK(base == Approx(loss_of(s_of(1))).margin(1e-6));
 

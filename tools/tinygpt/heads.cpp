@@ -247,7 +247,12 @@ int cmd_heads(const lab::Options& o) {
     c.ck = load(o);
     if (specs.empty()) specs = default_masks(c.ck.model->config().context);
     c.name = std::filesystem::path(o.text("checkpoint")).stem().string();
-    c.held = lab::held_out_of(c.ck, o.text("checkpoint"), corpus);
+    try {
+        c.held = lab::held_out_of(c.ck, o.text("checkpoint"), corpus);
+    } catch (const lab::CorpusMismatch& e) {  // --corpus names the wrong text: a bad value of the flag
+        if (!corpus.empty()) throw UsageError(e.what());
+        throw;
+    }
     std::printf("%s: %lld layers x %lld heads, %s; measured on %s\n", c.name.c_str(), (long long)c.model().config().n_layers,
                 (long long)c.model().config().n_heads, c.model().config().causal ? "causal" : "bidirectional", c.held.description.c_str());
     c.record["checkpoint"] = o.text("checkpoint");
