@@ -83,6 +83,7 @@ TEST_CASE("tinygpt heads on a grammar model, a character model and masked-token 
         const testing::ProgramRun r = tinygpt(heads(ck, {"--tolerance", "100", "--mask", "strided:3"}));
         INFO(r.output);
         REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.output, Contains("1 layers x 2 heads, causal, step 4; measured on the toy grammar's validation set"));
         CHECK_THAT(r.output, Contains("0 of 2 heads keep the held-out loss within 100.00 nats"));
         CHECK_THAT(r.output, Contains("strided 3"));
         CHECK_THAT(r.output, !Contains("wrote"));

@@ -144,6 +144,10 @@ void pruning(Context& c, double tolerance) {
     const auto most = std::max_element(r.importance.begin(), r.importance.end()) - r.importance.begin();
     std::printf("=> the model needs %s most: without it the loss rises %.4f nats\n", names[static_cast<std::size_t>(most)].c_str(),
                 r.importance[static_cast<std::size_t>(most)]);
+    const auto below = std::count_if(r.importance.begin(), r.importance.end(), [](double x) { return x < 0; });
+    if (below > 0)
+        std::printf("=> %lld heads lower the loss when switched off: the model does better on this held-out text without them\n",
+                    static_cast<long long>(below));
     c.record["base_val_loss"] = r.base;
     c.record["head_pruning"] = Json::Object{{"heads", t.json()}, {"increase", rows_of(from_vector(r.importance, {L, H}, kFloat64))}};
     plots::HeatmapOptions hm;
@@ -253,8 +257,11 @@ int cmd_heads(const lab::Options& o) {
         if (!corpus.empty()) throw UsageError(e.what());
         throw;
     }
-    std::printf("%s: %lld layers x %lld heads, %s; measured on %s\n", c.name.c_str(), (long long)c.model().config().n_layers,
-                (long long)c.model().config().n_heads, c.model().config().causal ? "causal" : "bidirectional", c.held.description.c_str());
+    const bool best = c.ck.metadata.contains("kept") && c.ck.metadata.at("kept") == "best";
+    std::printf("%s: %lld layers x %lld heads, %s, step %lld%s; measured on %s\n", c.name.c_str(),
+                (long long)c.model().config().n_layers, (long long)c.model().config().n_heads,
+                c.model().config().causal ? "causal" : "bidirectional", (long long)c.ck.step,
+                best ? " (kept: the run's lowest validation loss)" : "", c.held.description.c_str());
     c.record["checkpoint"] = o.text("checkpoint");
     c.record["held_out"] = c.held.description;
     pruning(c, tolerance);
