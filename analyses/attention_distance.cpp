@@ -31,6 +31,19 @@ AttentionDistance attention_distance(const nn::Transformer& model, const std::ve
     return d;
 }
 
+AttentionDistance combine(const std::vector<AttentionDistance>& parts) {
+    if (parts.empty()) throw ValueError("attention_distance combine: no parts");
+    AttentionDistance d;
+    Tensor total = zeros(parts[0].per_head.shape(), kFloat64);
+    for (const AttentionDistance& p : parts) {
+        total = total + p.per_head * p.queries;
+        d.uniform += p.uniform * p.queries, d.queries += p.queries;
+    }
+    d.per_head = total / d.queries;
+    d.uniform /= d.queries;
+    return d;
+}
+
 plots::Figure attention_distance_chart(const AttentionDistance& d, const std::string& title, plots::Color color) {
     std::vector<std::string> labels;
     std::vector<double> values;

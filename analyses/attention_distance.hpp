@@ -29,6 +29,10 @@ struct AttentionDistance {
 // sequences[s][l]: [H, T_s, T_s], the attention of `model` on sequence s (its rows sum to 1).
 AttentionDistance attention_distance(const nn::Transformer& model, const std::vector<std::vector<Tensor>>& sequences);
 
+// Several measurements as one: their means weighted by their queries. A long run's held-out
+// rows are measured a batch at a time, so only one batch's weights are held at once.
+AttentionDistance combine(const std::vector<AttentionDistance>& parts);
+
 // One bar per head ("layer 1 head 2") and, last, uniform attention's under the same mask.
 plots::Figure attention_distance_chart(const AttentionDistance& d, const std::string& title,
                                        plots::Color color = plots::palette::categorical(0));

@@ -88,6 +88,13 @@ TEST_CASE("attention distance of known patterns, and of uniform attention under 
     CHECK(d.per_head.at({0, 1}) == Approx(2.0 / 5).margin(1e-6));
     CHECK(d.uniform == Approx(2.0 / 5).margin(1e-6));  // uniform causal attention is head 2
     CHECK(d.layer_mean(0) == Approx(0.5).margin(1e-6));
+    // Measured one sequence at a time and combined: the same means, weighted by 3 and 2 queries.
+    const lab::AttentionDistance parts = lab::combine({lab::attention_distance(causal, {{stack({prev3, even3}, 0)}}),
+                                                       lab::attention_distance(causal, {{stack({prev2, even2}, 0)}})});
+    CHECK(parts.queries == 5);
+    CHECK(parts.per_head.at({0, 0}) == Approx(3.0 / 5).margin(1e-9));
+    CHECK(parts.per_head.at({0, 1}) == Approx(2.0 / 5).margin(1e-6));
+    CHECK(parts.uniform == Approx(2.0 / 5).margin(1e-6));
     // Without the causal mask uniform attention reaches both sides: T = 3 gives (1 + 2/3 + 1) per 3 queries.
     c.causal = false;
     const lab::AttentionDistance open = lab::attention_distance(nn::Transformer(c, 0), {{stack({prev3, even3}, 0)}});

@@ -94,19 +94,21 @@ Json rows_of(const Tensor& t) {  // [R, C] -> [[...], ...]
     return rows;
 }
 
-// Every held-out row's attention, cut to its real tokens: sequences[s][l] [H, T_s, T_s].
-std::vector<std::vector<Tensor>> held_out_attention(nn::Transformer& model, const lab::HeldOut& held) {
-    std::vector<std::vector<Tensor>> out;
+// How far each head looks over every held-out row, cut to its real tokens, one batch at a time.
+lab::AttentionDistance held_out_distance(nn::Transformer& model, const lab::HeldOut& held) {
+    std::vector<lab::AttentionDistance> parts;
     for (const lab::Batch& b : held.batches) {
         const lab::TracedForward run = lab::traced_forward(model, b.ids, b.padding);  // layers[l]: [B, H, T, T]
+        std::vector<std::vector<Tensor>> rows;                                         // rows[r][l]: [H, T_r, T_r]
         for (std::int64_t r = 0; r < b.ids.size(0); ++r) {
             const std::int64_t T = b.lengths.empty() ? b.ids.size(1) : b.lengths[static_cast<std::size_t>(r)];
             std::vector<Tensor> layers;
-            for (const Tensor& w : run.layers) layers.push_back(w.select(0, r).narrow(1, 0, T).narrow(2, 0, T).contiguous());
-            out.push_back(std::move(layers));
+            for (const Tensor& w : run.layers) layers.push_back(w.select(0, r).narrow(1, 0, T).narrow(2, 0, T));
+            rows.push_back(std::move(layers));
         }
+        parts.push_back(lab::attention_distance(model, rows));
     }
-    return out;
+    return lab::combine(parts);
 }
 
 struct Context {
@@ -171,7 +173,7 @@ void pruning(Context& c, double tolerance) {
 void distance(Context& c) {
     section("3. Attention distance: mean |i - j| weighted by attention, over every query of the held-out rows");
     std::printf("'uniform' is the distance if each query spread its weight evenly over the keys the model's mask allows\n");
-    const lab::AttentionDistance d = lab::attention_distance(c.model(), held_out_attention(c.model(), c.held));
+    const lab::AttentionDistance d = held_out_distance(c.model(), c.held);
     lab::Table t({{"layer", "layer", 5, -1}, {"head", "head", 4, -1}, {"distance", "distance", 8, 3}, {"ratio", "/ uniform", 9, 2}});
     t.print_header();
     Json layers = Json::array();
@@ -217,8 +219,9 @@ void causality(Context& c, std::vector<std::string>& labels, std::vector<double>
     // (a) The first held-out row: every later token changed, or shuffled; the earlier logits must not move.
     const Tensor first = c.held.batches.front().ids.select(0, 0);  // [T]
     const std::vector<std::int64_t> ids = first.to_vector<std::int64_t>();
-    const bool grammar = c.held.description.starts_with("the toy grammar");
-    const std::vector<lab::CausalityRow> rows = lab::check_causality(model, ids, grammar ? data::Vocab::kFirstWord : 0);
+    // Replacements: a grammar model's words (below them: <pad> <bos> <eos> [MASK]); any id of a corpus model's vocabulary.
+    const bool corpus = c.ck.metadata.contains("corpus") && !c.ck.metadata.at("corpus").empty();
+    const std::vector<lab::CausalityRow> rows = lab::check_causality(model, ids, corpus ? 0 : data::Vocab::kFirstWord);
     double prefix = 0, after = INFINITY;
     for (const lab::CausalityRow& r : rows) prefix = std::max({prefix, r.prefix_changed, r.prefix_shuffled}), after = std::min(after, r.after_changed);
     std::printf("(a) the first held-out row (%zu tokens): every token after position i changed, then shuffled, for each i\n"
