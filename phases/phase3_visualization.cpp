@@ -37,6 +37,7 @@
 #include "autograd/node.hpp"
 #include "data/toy_sequences.hpp"
 #include "analyses/attention_weights.hpp"
+#include "analyses/attention_distance.hpp"
 #include "analyses/attention_stats.hpp"
 #include "analyses/show.hpp"
 #include "phases/phase3_head_types.hpp"
@@ -69,13 +70,6 @@ std::vector<std::int64_t> framed(const std::vector<std::int64_t>& words) {
     ids.insert(ids.end(), words.begin(), words.end());
     ids.push_back(data::Vocab::kEos);
     return ids;
-}
-
-// What each query would get if it spread its weight evenly over the keys its mask allows: [T, T]
-Tensor uniform_attention(const nn::Transformer& model, std::int64_t T) {
-    const nn::Mask mask = model.attention_mask(T, T);
-    const Tensor allowed = mask.empty() ? ones({T, T}) : mask.allowed();
-    return allowed / sum(allowed, 1, true);
 }
 
 void print_matrix(const std::string& title, const std::vector<std::string>& tokens, const Tensor& m) {  // m [T, T]
@@ -276,41 +270,33 @@ void section4_rollout(Phase3& p) {
 // panel. layer_ratio: distance / uniform per layer.
 plots::Figure distance_of(Studied& s, std::size_t index, Json& out, std::vector<double>& layer_ratio, double& uniform) {
     const std::int64_t L = static_cast<std::int64_t>(s.attention[0].size()), H = s.attention[0][0].size(0);
-    Tensor distance = zeros({L, H}, kFloat64), entropy = zeros({L, H}, kFloat64), bos = zeros({L, H}, kFloat64);
-    double queries = 0;
-    uniform = 0;
+    const lab::AttentionDistance far = lab::attention_distance(s.model(), s.attention);
+    const Tensor& distance = far.per_head;  // [L, H]
+    uniform = far.uniform;
+    Tensor entropy = zeros({L, H}, kFloat64), bos = zeros({L, H}, kFloat64);
     for (const Layers& layers : s.attention) {
         const Tensor w = stack(layers, 0).to(kFloat64);  // [L, H, T, T]
-        uniform += sum(lab::row_distance(uniform_attention(s.model(), w.size(2)))).item();
-        queries += static_cast<double>(w.size(2));
-        distance = distance + sum(lab::row_distance(w), 2);  // [L, H, T] -> [L, H]
         entropy = entropy + sum(lab::row_entropy(w), 2);
-        bos = bos + sum(w.select(3, 0), 2);                  // the weight on key 0
+        bos = bos + sum(w.select(3, 0), 2);  // the weight on key 0
     }
-    distance = distance / queries, entropy = entropy / queries, bos = bos / queries, uniform /= queries;
+    entropy = entropy / far.queries, bos = bos / far.queries;
     const plots::Matrix d = phase::to_matrix(distance), e = phase::to_matrix(entropy), b = phase::to_matrix(bos);
     const char* key0 = s.checkpoint.info.vocab == lab::grammar_vocab() ? "bos_weight" : "first_token_weight";
     Json model_json = Json::Object{{"uniform", uniform}, {"layers", Json::array()}};
-    std::vector<std::string> labels;  // the figure: one bar per (layer, head), and last uniform's under the same mask
-    std::vector<double> values;
     for (std::size_t l = 0; l < d.size(); ++l) {
         for (std::size_t h = 0; h < d[l].size(); ++h) {
             std::printf("  %-17s %5zu %4zu %8.3f %8.3f %6.2f %8.3f %6.3f\n", s.name.c_str(), l + 1, h + 1, d[l][h],
                         uniform, d[l][h] / uniform, e[l][h], b[l][h]);
-            labels.push_back("layer " + std::to_string(l + 1) + " head " + std::to_string(h + 1));
-            values.push_back(d[l][h]);
         }
-        const double layer_mean = mean(distance.select(0, static_cast<std::int64_t>(l))).item();
+        const double layer_mean = far.layer_mean(static_cast<std::int64_t>(l));
         std::printf("  %-17s %5zu  all %8.3f %8.3f %6.2f\n", s.name.c_str(), l + 1, layer_mean, uniform, layer_mean / uniform);
         layer_ratio.push_back(layer_mean / uniform);
         model_json["layers"].push_back(Json::Object{{"distance", json_array(d[l])}, {"entropy", json_array(e[l])},
                                                     {key0, json_array(b[l])}, {"mean_distance", layer_mean}});
     }
     out[s.name] = std::move(model_json);
-    labels.push_back("uniform, same mask"), values.push_back(uniform);
-    return plots::bar_chart(labels, values,
-                            {.title = s.name + (s.model().config().causal ? " (causal)" : " (bidirectional)"),
-                             .value_title = "mean |i - j| (tokens)", .horizontal = true, .color = plots::palette::categorical(index)});
+    return lab::attention_distance_chart(far, s.name + (s.model().config().causal ? " (causal)" : " (bidirectional)"),
+                                         plots::palette::categorical(index));
 }
 
 void section5_attention_distance(Phase3& p) {

@@ -151,7 +151,9 @@ void section3_verify_causality(Phase4& p) {
                   {"prefix_shuffled", "shuffled <=i", 12, 2, true, true}, {"after_changed", "changed >i", 12, 3},
                   {"no_mask_prefix_changed", "same weights, no mask: changed <=i", 34, 2, true, true}}, "  ");
     t.print_header();
-    const auto rows = phase4::check_causality(p.gpt(), long_ids), leaks = phase4::check_causality(*p.encoder, long_ids);
+    // Replacements: a grammar model's words (ids below are <pad> <bos> <eos> [MASK]); any id of a corpus model's vocabulary.
+    const std::int64_t first = p.corpus ? 0 : data::Vocab::kFirstWord;
+    const auto rows = lab::check_causality(p.gpt(), long_ids, first), leaks = lab::check_causality(*p.encoder, long_ids, first);
     double worst = 0;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const auto& r = rows[k];
@@ -407,7 +409,7 @@ void section8_head_pruning(Phase4& p, const std::vector<std::string>& heads, con
     std::vector<double> increase;
     std::vector<std::string> labels;
     if (order.empty()) {
-        const std::vector<double> pruned = phase4::pruning_losses(p.gpt());
+        const std::vector<double> pruned = lab::pruning_losses(p.gpt(), phase4::grammar_val_loss);
         std::printf("val loss %.4f with all heads; switching off one head:\n", base);
         for (std::size_t h = 0; h < pruned.size(); ++h) {
             increase.push_back(pruned[h] - base), labels.push_back(heads[h]);
@@ -415,7 +417,7 @@ void section8_head_pruning(Phase4& p, const std::vector<std::string>& heads, con
         }
         p.m["head_pruning"] = Json::Object{{"base_val_loss", base}, {"heads", json_of(increase)}};
     } else {
-        const std::vector<double> pruned = phase4::cumulative_pruning_losses(p.gpt(), order);
+        const std::vector<double> pruned = lab::cumulative_pruning_losses(p.gpt(), order, phase4::grammar_val_loss);
         std::printf("val loss %.4f with all heads; switching heads off one after another:\n", base);
         for (std::size_t k = 0; k < order.size(); ++k) {
             increase.push_back(pruned[k] - base), labels.push_back("+ " + heads[order[k]]);

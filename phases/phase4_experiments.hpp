@@ -2,12 +2,11 @@
 // out of phases/phase4_causal.cpp so that the program reads as the course's narrative.
 // tests/phases/test_phase4.cpp runs the same functions on small models.
 //
-//   with_mask            the same weights under another attention mask (copied by name)
-//   check_causality      change / shuffle the tokens after i; did logits at ≤ i move?
+//   with_mask, check_causality, logits_of, max_abs_diff   analyses/causality.hpp, shared with tinygpt heads
 //   greedy_recompute     greedy decoding by re-running the whole sequence each step,
 //                        so it works for bidirectional models too (nn::generate refuses them)
 //   layer_weights        one layer's attention weights for one sequence, per head
-//   mean_entropy_per_head, pruning_losses, cumulative_pruning_losses   the entropy and head-pruning experiments
+//   mean_entropy_per_head   the entropy experiment (head pruning: analyses/head_pruning.hpp)
 //   train_variant        a TinyGPT trained with another mask, for the comparisons
 //   compare_kv_cache     one generation with and without the KV cache: times, agreement
 //   with_bos, text_of, fixed3, json_of, pad_batch, top_probabilities   conveniences for the printout
@@ -27,6 +26,8 @@
 #include "data/grammar.hpp"
 #include "data/tokenizer.hpp"
 #include "analyses/attention_stats.hpp"
+#include "analyses/causality.hpp"
+#include "analyses/head_pruning.hpp"
 #include "nn/generate.hpp"
 #include "training/mask_spec.hpp"
 #include "phases/phase_common.hpp"
@@ -37,15 +38,13 @@
 
 namespace attnlab::phase4 {
 
+using lab::head_names;
+using lab::logits_of;
+using lab::max_abs_diff;
+using lab::with_mask;
+
 inline std::int64_t len(const auto& v) { return static_cast<std::int64_t>(v.size()); }
 Tensor row(const std::vector<std::int64_t>& ids);
-
-// A new Transformer with `model`'s weights and another mask: causal or not, and
-// optionally local (window) or strided. The parameters are copied by name, so the
-// copy shares nothing with the original. This is how "train with the mask, test
-// without it" switches a trained model's mask off.
-std::unique_ptr<nn::Transformer> with_mask(const nn::Transformer& model, bool causal, std::int64_t window = 0,
-                                           std::int64_t stride = 0);
 
 
 // "<bos> w1 w2 ...": a sentence as the models saw sentences in training, and back to text.
@@ -63,26 +62,6 @@ struct PaddedBatch {
     std::vector<std::int64_t> lengths;  // real tokens per row
 };
 PaddedBatch pad_batch(std::vector<std::vector<std::int64_t>> seqs);
-
-// Logits [T, V] of one sequence, without recording a graph.
-Tensor logits_of(nn::Transformer& model, const std::vector<std::int64_t>& ids);
-
-// Largest |a − b| over two tensors of one shape; 0 means equal (for floats: bit-equal
-// up to the sign of zero, and the logits here never hold NaN).
-double max_abs_diff(const Tensor& a, const Tensor& b);
-
-// Seed experiment 1, "verify the causal property". For each position i that has
-// tokens after it: replace every later token by a different random word, then
-// (separately) shuffle the later tokens, and compare the logits at positions 0..i
-// (the "prefix") and after i with those of the original sequence.
-struct CausalityRow {
-    std::int64_t i;
-    double prefix_changed, prefix_shuffled;  // max |Δ logits| at positions ≤ i: 0 for a causal model
-    double after_changed;                    // max |Δ logits| at positions > i: the change did reach the model
-};
-
-std::vector<CausalityRow> check_causality(nn::Transformer& model, const std::vector<std::int64_t>& ids,
-                                          std::uint64_t seed = 4);
 
 // Greedy decoding that re-runs the whole sequence at every step and takes the last
 // position's argmax. For a causal model this is nn::generate without a KV cache;
@@ -107,15 +86,6 @@ std::vector<double> mean_entropy_per_head(nn::Transformer& model, const Tensor& 
 // Mean entropy of uniform causal attention over T queries: query i spreads over i + 1
 // keys, ln(i + 1) nats. The reference line for attention that has learned nothing.
 double uniform_causal_entropy(std::int64_t T);
-
-// Seed "Experiments to Try" 1: the validation loss with one head switched off, for
-// every head in turn (layer-major, as above). The model is left with all heads on.
-std::vector<double> pruning_losses(nn::Transformer& model);
-
-// The validation loss after switching off the heads of `order` (indices as head_names
-// gives them, layer-major) one after another, each staying off: out[k] has heads
-// order[0..k] off. The model is left with all heads on.
-std::vector<double> cumulative_pruning_losses(nn::Transformer& model, const std::vector<std::size_t>& order);
 
 // One of the compared TinyGPTs: the causal_model recipe (lab::standard_config) with
 // its mask changed, stopped after `steps` of its schedule. The causal variant is then
@@ -163,7 +133,5 @@ std::vector<std::pair<std::int64_t, double>> top_probabilities(const Tensor& log
 // Mean training loss over the last n steps of a run (one batch is noisy).
 double final_train_loss(const lab::TrainResult& r, std::size_t n = 20);
 
-// "L1 H1", "L1 H2", ...: head names in the layer-major order used above.
-std::vector<std::string> head_names(const nn::Transformer& model);
 
 }  // namespace attnlab::phase4

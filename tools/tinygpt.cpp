@@ -9,6 +9,7 @@
 //   tinygpt induction --checkpoint F --out DIR [--length N] [--rows N] [--seed N]
 //   tinygpt vocab    --checkpoint F [--sort id|count]
 //   tinygpt compare  --checkpoint A --compare-checkpoint B --out DIR [--prompt "..."]
+//   tinygpt heads    --checkpoint F [--out DIR] [--tolerance X] [--mask LIST] [--corpus FILE]
 //
 // Every subcommand has --help (app/options: the same parser and flag spellings as the phases
 // and seq2seq). An unknown flag or a bad value says which and exits with status 2; a failure while running (a missing or corrupt
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
                          {"lens", "the logit lens: what a causal model predicts after each layer, on your text"},
                          {"induction", "each head's previous-token and induction scores on repeated random tokens"},
                          {"vocab", "list the tokens a model knows (with their counts in its corpus)"},
-                         {"compare", "two runs: loss curves on one chart, the settings that differ, heads side by side"}});
+                         {"compare", "two runs: loss curves on one chart, the settings that differ, heads side by side"},
+                         {"heads", "on held-out text: heads switched off, how far each looks, other masks, causality"}});
     const std::map<std::string, std::pair<const char*, void (*)(lab::Options&)>> commands{
         {"train", {"Train a toy transformer; every --eval-every steps validate and write the checkpoint.\n"
                    "What it writes: --out, its loss CSV and loss figure (.loss.svg, .loss.png) and, while it runs,\n"
@@ -67,7 +69,12 @@ int main(int argc, char** argv) {
         {"vocab", {"List the tokens --checkpoint knows, in id order or by how often its corpus holds them.", declare_vocab}},
         {"compare", {"Compare the run of --checkpoint (A) with that of --compare-checkpoint (B): both loss curves on one\n"
                      "chart, the settings that differ, and with --prompt both models' heads and B - A.",
-                     declare_compare}}};
+                     declare_compare}},
+        {"heads", {"Measure a trained --checkpoint on the held-out data of its own run (the toy grammar's validation\n"
+                   "set, or the last tenth of its corpus): the loss with each head switched off, heads pruned to the\n"
+                   "fewest within --tolerance, how far each head looks, the loss under each --mask, and for a causal\n"
+                   "model whether the future reaches the past and the loss without its causal mask.",
+                   declare_heads}}};
     lab::Options o("tinygpt " + cmd, commands.at(cmd).first);
     commands.at(cmd).second(o);
     o.parse(argc - 1, argv + 1);
@@ -80,6 +87,7 @@ int main(int argc, char** argv) {
         if (cmd == "induction") return cmd_induction(o);
         if (cmd == "vocab") return cmd_vocab(o);
         if (cmd == "compare") return cmd_compare(o);
+        if (cmd == "heads") return cmd_heads(o);
         return cmd_show(o);
     } catch (const UsageError& e) {
         o.usage_error(e.what());

@@ -9,7 +9,7 @@
 //   chars         (--corpus F)   char             char_model                the next character of F
 //
 // The table in task.cpp is the only place these spellings appear: code compares Tasks,
-// never strings. To add a task: a row there, its batches in train.cpp's BatchSource.
+// never strings. To add a task: a row there, its batches in training/held_out.cpp's BatchSource.
 #pragma once
 #include <string>
 

@@ -15,6 +15,7 @@
 #include "data/mlm_batches.hpp"
 #include "data/tokenizer.hpp"
 #include "data/utf8.hpp"
+#include "training/held_out.hpp"
 #include "training/loss_figure.hpp"
 #include "training/run_config.hpp"
 #include "training/step.hpp"
@@ -32,123 +33,6 @@ namespace attnlab::lab {
 using nn::Transformer;
 
 namespace {
-
-// One training or validation batch, whatever the task.
-struct Batch {
-    Tensor ids, targets;  // [B, T] int64
-    nn::Mask padding;     // masked-token task: keys past each row's length
-};
-
-Batch from_lm(const data::LMBatch& b) { return {b.ids, b.targets, nn::Mask()}; }
-Batch from_mlm(const data::MLMBatch& b) {
-    return {b.ids, b.targets, nn::Mask::padding(b.lengths.to_vector<std::int64_t>(), b.ids.size(1))};
-}
-
-// Where a task's batches come from, and which data that is (DataIdentity).
-class BatchSource {
-public:
-    BatchSource(const TrainConfig& c) : config_(c) {
-        if (c.corpus.empty()) {
-            vocab_ = grammar_vocab();
-            return;
-        }
-        const std::string text = read_file(c.corpus);
-        identity_ = identify_corpus(c.corpus, text);
-        const std::string source = "corpus '" + c.corpus + "'";
-        std::vector<std::int64_t> all;
-        if (c.word_tokens) {
-            data::WordCorpus words = data::read_word_corpus(text, source, word_rules(c));
-            all = std::move(words.ids);
-            for (std::int64_t i = 0; i < words.vocab.size(); ++i) vocab_.push_back(words.vocab.word(i));
-        } else {
-            const data::CharTokenizer tok = data::read_char_corpus(text, source);
-            all = tok.encode(text);
-            vocab_.push_back("<pad>");
-            for (char32_t cp : tok.code_points()) vocab_.push_back(utf8(cp));  // id i + 1 is code point i
-        }
-        counts_.assign(vocab_.size(), 0);
-        for (std::int64_t id : all) ++counts_[static_cast<std::size_t>(id)];
-        const std::size_t split = all.size() * 9 / 10;  // the last tenth is held out
-        if (split < static_cast<std::size_t>(c.context + 2) || all.size() - split < static_cast<std::size_t>(c.context + 2))
-            throw ValueError("train: " + source + " has " + std::to_string(all.size()) + (c.word_tokens ? " words" : " characters") +
-                             ", too few for context " + std::to_string(c.context) + " (a tenth is held out for validation)");
-        train_tokens_.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(split));
-        val_tokens_.assign(all.begin() + static_cast<std::ptrdiff_t>(split), all.end());
-    }
-    const std::vector<std::string>& vocab() const { return vocab_; }
-    const DataIdentity& identity() const { return identity_; }
-    const std::vector<std::int64_t>& counts() const { return counts_; }  // per token id; empty for the grammar
-
-    Batch next(Generator& gen) const {
-        if (!config_.corpus.empty()) return from_stream(train_tokens_, gen);
-        const auto& g = data::toy_grammar();
-        switch (config_.task) {
-            case Task::causal: return from_lm(data::make_lm_batch(g, gen, config_.batch, config_.context));
-            case Task::chars:  // validate() allows it with a corpus only
-            case Task::single_head:
-            case Task::multi_head:
-            case Task::qkv_head: break;
-        }
-        return from_mlm(data::make_mlm_batch(g, gen, config_.batch, config_.context, config_.mask_prob));
-    }
-
-    // Fixed validation batches, and their exact floor (NaN for characters).
-    std::vector<Batch> validation(double* floor) const {
-        const auto& g = data::toy_grammar();
-        std::vector<Batch> out;
-        if (!config_.corpus.empty()) {
-            Generator gen(data::kValidationSeed);
-            for (std::int64_t i = 0; i < config_.val_batches; ++i) out.push_back(from_stream(val_tokens_, gen));
-            *floor = NAN;
-        } else if (config_.task == Task::causal) {
-            auto v = data::make_lm_validation(g, config_.val_batches, config_.batch, config_.context);
-            for (auto& b : v) out.push_back(from_lm(b));
-            *floor = data::bayes_floor(g, v);
-        } else {
-            auto v = data::make_mlm_validation(g, config_.val_batches, config_.batch, config_.context, config_.mask_prob);
-            for (auto& b : v) out.push_back(from_mlm(b));
-            *floor = data::bayes_floor_mlm(g, v);
-        }
-        return out;
-    }
-
-private:
-    // A corpus row: the next token of each, or hidden tokens for a masked-token task.
-    Batch from_stream(const std::vector<std::int64_t>& tokens, Generator& gen) const {
-        if (info(config_.task).next_token) return from_lm(data::make_char_lm_batch(tokens, gen, config_.batch, config_.context));
-        return from_mlm(data::make_stream_mlm_batch(tokens, gen, config_.batch, config_.context, config_.mask_prob));
-    }
-    static std::string utf8(char32_t cp) {
-        std::string s;
-        data::append_utf8(s, cp);
-        return s;
-    }
-    const TrainConfig& config_;
-    DataIdentity identity_;
-    std::vector<std::int64_t> train_tokens_, val_tokens_;
-    std::vector<std::string> vocab_;
-    std::vector<std::int64_t> counts_;
-};
-
-// Mean loss and accuracy over the predicted (non-ignored) tokens of some batches.
-Evaluation evaluate_batches(Transformer& model, const std::vector<Batch>& batches) {
-    NoGradGuard no_grad;
-    const bool was_training = model.is_training();
-    model.eval();
-    double total = 0, correct = 0, count = 0;
-    for (const Batch& b : batches) {
-        Tensor logits = model.forward(b.ids, b.padding);
-        const std::vector<std::int64_t> t = b.targets.to_vector<std::int64_t>();
-        const std::vector<std::int64_t> guess = argmax(logits, -1).to_vector<std::int64_t>();
-        double n = 0;
-        for (std::size_t i = 0; i < t.size(); ++i)
-            if (t[i] != nn::kIgnoreIndex) n += 1, correct += guess[i] == t[i];
-        total += nn::cross_entropy(logits, b.targets).item() * n;
-        count += n;
-    }
-    model.train(was_training);
-    return {total / count, correct / count, NAN};
-}
 
 nn::TransformerConfig model_config(const TrainConfig& c, std::int64_t vocab_size) {
     nn::TransformerConfig mc;

@@ -7,21 +7,6 @@ namespace attnlab::phase4 {
 
 Tensor row(const std::vector<std::int64_t>& ids) { return from_vector(ids, {1, len(ids)}); }  // [1, T]
 
-std::unique_ptr<nn::Transformer> with_mask(const nn::Transformer& model, bool causal, std::int64_t window,
-                                           std::int64_t stride) {
-    nn::TransformerConfig c = model.config();
-    c.causal = causal, c.window = window, c.stride = stride;
-    auto out = std::make_unique<nn::Transformer>(c);
-    const auto src = model.named_parameters();
-    const auto dst = out->named_parameters();
-    NoGradGuard no_grad;
-    for (std::size_t i = 0; i < dst.size(); ++i) {
-        if (src[i].name != dst[i].name) throw ValueError("with_mask: parameter " + src[i].name + " vs " + dst[i].name);
-        copy_(dst[i].tensor, src[i].tensor);
-    }
-    return out;
-}
-
 std::vector<std::int64_t> with_bos(const std::string& text) {
     std::vector<std::int64_t> ids{data::Vocab::kBos};
     for (std::int64_t id : data::WordTokenizer(data::toy_grammar().vocab()).encode(text)) ids.push_back(id);
@@ -59,41 +44,6 @@ PaddedBatch pad_batch(std::vector<std::vector<std::int64_t>> seqs) {
     }
     b.ids = from_vector(flat, {len(b.lengths), T});
     return b;
-}
-
-Tensor logits_of(nn::Transformer& model, const std::vector<std::int64_t>& ids) {
-    NoGradGuard no_grad;
-    return model.forward(row(ids)).select(0, 0);
-}
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-    const auto x = a.to_vector<double>(), y = b.to_vector<double>();
-    double m = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
-    return m;
-}
-
-std::vector<CausalityRow> check_causality(nn::Transformer& model, const std::vector<std::int64_t>& ids,
-                                          std::uint64_t seed) {
-    Generator gen(seed);
-    const std::int64_t T = len(ids), V = model.config().vocab_size, first_word = 4;  // ids < 4 are <pad> <bos> <eos> [MASK]
-    const Tensor reference = logits_of(model, ids);  // [T, V]
-    std::vector<CausalityRow> rows;
-    for (std::int64_t i = 0; i + 1 < T; ++i) {
-        std::vector<std::int64_t> changed = ids, shuffled = ids;
-        for (std::int64_t t = i + 1; t < T; ++t)  // a different word at every later position
-            changed[t] = first_word + static_cast<std::int64_t>(
-                                          (static_cast<std::uint64_t>(ids[t] - first_word) + 1 +
-                                           gen.below(static_cast<std::uint64_t>(V - first_word - 1))) %
-                                          static_cast<std::uint64_t>(V - first_word));
-        for (std::int64_t t = T - 1; t > i + 1; --t)  // Fisher–Yates over positions i+1 .. T−1
-            std::swap(shuffled[t], shuffled[i + 1 + static_cast<std::int64_t>(gen.below(static_cast<std::uint64_t>(t - i)))]);
-        const Tensor a = logits_of(model, changed), b = logits_of(model, shuffled);
-        rows.push_back({i, max_abs_diff(a.narrow(0, 0, i + 1), reference.narrow(0, 0, i + 1)),
-                        max_abs_diff(b.narrow(0, 0, i + 1), reference.narrow(0, 0, i + 1)),
-                        max_abs_diff(a.narrow(0, i + 1, T - i - 1), reference.narrow(0, i + 1, T - i - 1))});
-    }
-    return rows;
 }
 
 std::vector<std::int64_t> greedy_recompute(nn::Transformer& model, std::vector<std::int64_t> seq,
@@ -137,34 +87,6 @@ double uniform_causal_entropy(std::int64_t T) {
     double e = 0;
     for (std::int64_t i = 0; i < T; ++i) e += std::log(static_cast<double>(i + 1)) / static_cast<double>(T);
     return e;
-}
-
-std::vector<double> pruning_losses(nn::Transformer& model) {
-    std::vector<double> out;
-    const std::int64_t H = model.config().n_heads;
-    for (auto& block : model.blocks) {
-        for (std::int64_t h = 0; h < H; ++h) {
-            std::vector<bool> on(static_cast<std::size_t>(H), true);
-            on[static_cast<std::size_t>(h)] = false;
-            block->attn.set_head_mask(on);
-            out.push_back(lab::evaluate(model, lab::Task::causal).loss);
-        }
-        block->attn.set_head_mask(std::vector<bool>(static_cast<std::size_t>(H), true));
-    }
-    return out;
-}
-
-std::vector<double> cumulative_pruning_losses(nn::Transformer& model, const std::vector<std::size_t>& order) {
-    const auto H = static_cast<std::size_t>(model.config().n_heads);
-    std::vector<std::vector<bool>> on(model.blocks.size(), std::vector<bool>(H, true));  // [layer][head]
-    std::vector<double> out;
-    for (std::size_t index : order) {
-        on[index / H][index % H] = false;
-        model.blocks[index / H]->attn.set_head_mask(on[index / H]);
-        out.push_back(lab::evaluate(model, lab::Task::causal).loss);
-    }
-    for (auto& block : model.blocks) block->attn.set_head_mask(std::vector<bool>(H, true));
-    return out;
 }
 
 lab::TrainResult train_variant(const lab::TrainConfig& base, const lab::MaskSpec& v, std::int64_t steps, std::int64_t eval_every,
@@ -233,14 +155,6 @@ double final_train_loss(const lab::TrainResult& r, std::size_t n) {
     double s = 0;
     for (std::size_t k = r.curve.size() - n; k < r.curve.size(); ++k) s += r.curve[k].loss;
     return s / static_cast<double>(n);
-}
-
-std::vector<std::string> head_names(const nn::Transformer& model) {
-    std::vector<std::string> out;
-    for (std::int64_t l = 1; l <= model.config().n_layers; ++l)
-        for (std::int64_t h = 1; h <= model.config().n_heads; ++h)
-            out.push_back("L" + std::to_string(l) + " H" + std::to_string(h));
-    return out;
 }
 
 }  // namespace attnlab::phase4

@@ -9,6 +9,7 @@
 #include "data/grammar.hpp"
 #include "nn/generate.hpp"
 #include "phases/phase4_experiments.hpp"
+#include "phases/phase4_pruning.hpp"
 #include "tests/support/tensor_matchers.hpp"
 
 using namespace attnlab;
@@ -40,7 +41,7 @@ TEST_CASE("changing or shuffling the tokens after i leaves every output at <= i 
     const std::vector<std::int64_t> ids = sentence();
     for (std::uint64_t seed : {0u, 1u, 2u}) {  // several random models, several random changes
         Transformer gpt(small(true), seed);
-        const auto rows = phase4::check_causality(gpt, ids, seed);
+        const auto rows = lab::check_causality(gpt, ids, data::Vocab::kFirstWord, seed);
         REQUIRE(rows.size() == ids.size() - 1);  // every i that has a token after it
         for (const auto& r : rows) {
             INFO("seed " << seed << ", i = " << r.i);
@@ -52,7 +53,7 @@ TEST_CASE("changing or shuffling the tokens after i leaves every output at <= i 
     SECTION("the same check catches a model that looks ahead") {
         Transformer gpt(small(true));
         auto encoder = phase4::with_mask(gpt, false);
-        const auto rows = phase4::check_causality(*encoder, ids);
+        const auto rows = lab::check_causality(*encoder, ids, data::Vocab::kFirstWord);
         for (const auto& r : rows) {
             INFO("i = " << r.i);
             CHECK(r.prefix_changed > 1e-4);
@@ -144,7 +145,7 @@ TEST_CASE("KV-cached and uncached generation give the same tokens and logits", "
 TEST_CASE("pruning and entropy helpers measure every head and leave the model whole", "[phases][causal]") {
     Transformer gpt(small(true), 13);
     const double base = lab::evaluate(gpt, lab::Task::causal).loss;
-    const std::vector<double> pruned = phase4::pruning_losses(gpt);
+    const std::vector<double> pruned = lab::pruning_losses(gpt, phase4::grammar_val_loss);
     REQUIRE(pruned.size() == 4);  // 2 layers x 2 heads
     CHECK(std::any_of(pruned.begin(), pruned.end(), [&](double l) { return l != base; }));
     CHECK(lab::evaluate(gpt, lab::Task::causal).loss == base);  // every head back on

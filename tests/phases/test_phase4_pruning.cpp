@@ -6,6 +6,7 @@
 #include "data/grammar.hpp"
 #include "data/lm_batches.hpp"
 #include "analyses/attention_timeline.hpp"
+#include "phases/phase4_experiments.hpp"
 #include "phases/phase4_pruning.hpp"
 
 using namespace attnlab;
@@ -22,11 +23,11 @@ nn::TransformerConfig small() {
 TEST_CASE("pruning to the minimum switches heads off least important first and stops at the tolerance", "[phases][causal][pruning]") {
     nn::Transformer gpt(small(), 13);
     const double base = lab::evaluate(gpt, lab::Task::causal).loss;
-    const phase4::PruningToMinimum r = phase4::prune_to_minimum(gpt, 0.05);
+    const lab::PruningToMinimum r = lab::prune_to_minimum(gpt, 0.05, phase4::grammar_val_loss);
     CHECK(r.base == base);
     REQUIRE(r.order.size() == 4);
     REQUIRE(r.losses.size() == 4);
-    const std::vector<double> alone = phase4::pruning_losses(gpt);
+    const std::vector<double> alone = lab::pruning_losses(gpt, phase4::grammar_val_loss);
     for (std::size_t k = 0; k < 4; ++k) CHECK(r.importance[k] == alone[k] - base);
     for (std::size_t k = 1; k < 4; ++k) CHECK(r.importance[r.order[k - 1]] <= r.importance[r.order[k]]);
     CHECK(r.losses[0] == alone[r.order[0]]);  // the first step is that head alone off
@@ -34,8 +35,8 @@ TEST_CASE("pruning to the minimum switches heads off least important first and s
     const std::size_t off = 4 - static_cast<std::size_t>(r.fewest_heads);
     for (std::size_t k = 0; k < off; ++k) CHECK(r.losses[k] - base <= 0.05);
     if (off < 4) CHECK(r.losses[off] - base > 0.05);
-    CHECK(phase4::prune_to_minimum(gpt, 1e9).fewest_heads == 0);    // anything goes: every head off
-    CHECK(phase4::prune_to_minimum(gpt, -1e9).fewest_heads == 4);   // nothing goes
+    CHECK(lab::prune_to_minimum(gpt, 1e9, phase4::grammar_val_loss).fewest_heads == 0);    // anything goes: every head off
+    CHECK(lab::prune_to_minimum(gpt, -1e9, phase4::grammar_val_loss).fewest_heads == 4);   // nothing goes
     CHECK(lab::evaluate(gpt, lab::Task::causal).loss == base);      // the model is left whole
 }
 

@@ -31,7 +31,7 @@ std::vector<std::string> programs() {
 
 // Programs of subcommands: each command has its own flags, so its own --help.
 const std::map<std::string, std::vector<std::string>> kCommands{
-    {"tinygpt", {"train", "generate", "eval", "show", "patch", "lens", "induction", "vocab", "compare"}},
+    {"tinygpt", {"train", "generate", "eval", "show", "patch", "lens", "induction", "vocab", "compare", "heads"}},
     {"seq2seq", {"train", "eval", "show"}},
 };
 

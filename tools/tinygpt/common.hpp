@@ -58,6 +58,7 @@ void declare_lens(lab::Options& o);
 void declare_induction(lab::Options& o);
 void declare_vocab(lab::Options& o);
 void declare_compare(lab::Options& o);
+void declare_heads(lab::Options& o);
 int cmd_train(const lab::Options& o);
 int cmd_generate(const lab::Options& o);
 int cmd_eval(const lab::Options& o);
@@ -67,5 +68,6 @@ int cmd_lens(const lab::Options& o);
 int cmd_induction(const lab::Options& o);
 int cmd_vocab(const lab::Options& o);
 int cmd_compare(const lab::Options& o);
+int cmd_heads(const lab::Options& o);
 
 }  // namespace attnlab::tinygpt
