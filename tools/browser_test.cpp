@@ -211,7 +211,7 @@ Tensor projection(Model& m, const Reference& r, std::size_t l, const char* w) {
     nn::Transformer& model = *m.checkpoint.model;
     NoGradGuard no_grad;
     const auto T = static_cast<std::int64_t>(r.ids.size());
-    Tensor x = model.tok_emb.forward(from_vector(r.ids, {1, T})) + model.pos_emb.forward(arange(0.0, static_cast<double>(T), 1.0, kInt64));
+    Tensor x = model.embed(from_vector(r.ids, {1, T}));
     const nn::Mask mask = model.attention_mask(T, T);
     for (std::size_t b = 0; b < l; ++b) x = model.blocks[b]->forward(x, mask);
     nn::Block& block = *model.blocks[l];
