@@ -337,9 +337,9 @@ int main(int argc, char** argv) try {
     // Steps 1-2 rebuild softmax attention by hand and step 6 runs the model with and without its positions.
     const nn::TransformerConfig& mc = p.ckpt.model->config();
     if (mc.normalizer.kind != nn::Normalizer::Kind::softmax || mc.positions == nn::PositionScheme::none)
-        opt.fail("checkpoint", "phase 1 rebuilds softmax attention and removes the model's positions; this model has " +
-                                   std::string(nn::position_scheme_name(mc.positions)) + " positions and " +
-                                   nn::normalizer_flag(mc.normalizer) + " (tinygpt show reads any model)");
+        opt.fail("checkpoint", "phase 1 rebuilds softmax attention and removes the model's positions; this model has positions '" +
+                                   std::string(nn::position_scheme_name(mc.positions)) + "' and normalizer '" +
+                                   nn::normalizer_flag(mc.normalizer) + "' (tinygpt show reads any model)");
     NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
     section0_model_and_sentence(p);
     section1_one_query(p);
