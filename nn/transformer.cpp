@@ -93,7 +93,8 @@ Tensor Transformer::position_vectors(std::int64_t past, std::int64_t T) const {
     const Tensor positions = arange(static_cast<double>(past), static_cast<double>(past + T), 1.0, kInt64);
     switch (config_.positions) {
         case PositionScheme::learned: return pos_emb->forward(positions);       // [T, d_model], trained
-        case PositionScheme::sinusoidal: return sinusoids_.narrow(0, past, T);  // absolute positions, with a cache too
+        case PositionScheme::sinusoidal:  // absolute positions, with a cache too; in the weights' dtype (Module::to moves those only)
+            return sinusoids_.narrow(0, past, T).to(tok_emb.weight.dtype());
         case PositionScheme::none: break;
     }
     return Tensor();

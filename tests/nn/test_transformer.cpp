@@ -177,8 +177,9 @@ TEST_CASE("sparsemax attention: rows on the simplex with exact zeros, gradients 
     soft.forward(randint(0, 11, {1, 4}));
     CHECK(soft.blocks[0]->attn.last_path().path == AttentionPath::fused);
 
-    // gradcheck through the whole model in float64, on a few parameters (tok_emb, layer 0's W_Q, head).
-    Transformer g(c, 6);
+    // gradcheck through the whole model in float64 (the sinusoids follow the weights' dtype), on a
+    // few parameters: tok_emb, layer 0's W_Q, layer 1's W_K.
+    Transformer g(knobs(true, PositionScheme::sinusoidal, Normalizer::sparsemax()), 6);
     g.to(kFloat64);
     const Tensor ids = randint(0, 11, {1, 6});
     std::vector<Tensor> xs{g.tok_emb.weight, g.blocks[0]->attn.w_q.weight, g.blocks[1]->attn.w_k.weight};
