@@ -182,10 +182,11 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
         c.positions = *p;
     }
     if (meta.contains("normalizer")) {
-        const std::string& v = meta.at("normalizer");
-        if (v != "softmax" && v != "sparsemax")  // top-k is seq2seq's, not a transformer's
-            throw IOError("load_checkpoint: '" + path + "': metadata 'normalizer' is '" + v + "', not softmax or sparsemax");
-        parse_normalizer(v, c.normalizer);
+        const std::optional<Normalizer> n = parse_transformer_normalizer(meta.at("normalizer"));
+        if (!n)
+            throw IOError("load_checkpoint: '" + path + "': metadata 'normalizer' is '" + meta.at("normalizer") +
+                          "', not softmax or sparsemax");
+        c.normalizer = *n;
     }
     if (meta.contains("dropout")) {  // checked against [0, 1) by check_limits below
         const std::string& v = meta.at("dropout");

@@ -1,6 +1,7 @@
 // transformer.cpp — see transformer.hpp.
 #include "nn/transformer.hpp"
 
+#include "nn/transformer_spec.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::nn {
@@ -38,8 +39,7 @@ static const TransformerConfig& validated(const TransformerConfig& c) {
     if (c.positions == PositionScheme::sinusoidal && c.d_model % 2 != 0)
         throw ValueError("Transformer: sinusoidal positions need an even d_model (sin and cos pairs), got d_model=" +
                          std::to_string(c.d_model));
-    // The explorer's JavaScript forward and the checkpoint know these two; top-k belongs to seq2seq.
-    if (c.normalizer.kind != Normalizer::Kind::softmax && c.normalizer.kind != Normalizer::Kind::sparsemax)
+    if (!transformer_normalizer(c.normalizer))  // softmax or sparsemax (nn/transformer_spec.hpp says why)
         throw ValueError("Transformer: the attention normalizer must be softmax or sparsemax, got " + normalizer_flag(c.normalizer));
     return c;
 }

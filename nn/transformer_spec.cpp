@@ -15,6 +15,16 @@ void check_range(const std::string& who, const char* name, std::int64_t v, std::
 
 }  // namespace
 
+bool transformer_normalizer(const Normalizer& n) {
+    return n.kind == Normalizer::Kind::softmax || n.kind == Normalizer::Kind::sparsemax;
+}
+
+std::optional<Normalizer> parse_transformer_normalizer(std::string_view text) {
+    for (const Normalizer& n : {Normalizer::softmax(), Normalizer::sparsemax()})
+        if (text == n.name()) return n;
+    return std::nullopt;
+}
+
 void check_limits(const TransformerConfig& c, const std::string& who) {
     using L = ModelLimits;
     check_range(who, "vocab_size", c.vocab_size, 1, L::max_vocab);
@@ -32,7 +42,7 @@ void check_limits(const TransformerConfig& c, const std::string& who) {
     if (c.positions == PositionScheme::sinusoidal && c.d_model % 2 != 0)
         throw ValueError(who + ": sinusoidal positions need an even d_model (sin and cos pairs), got d_model " +
                          std::to_string(c.d_model));
-    if (c.normalizer.kind != Normalizer::Kind::softmax && c.normalizer.kind != Normalizer::Kind::sparsemax)
+    if (!transformer_normalizer(c.normalizer))
         throw ValueError(who + ": the attention normalizer must be softmax or sparsemax, got " + normalizer_flag(c.normalizer));
     // Each factor is bounded above, so this count cannot overflow int64 (< 2^36).
     const std::int64_t n = parameter_count(c);

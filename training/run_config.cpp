@@ -125,8 +125,9 @@ void set_setting(TrainConfig& c, const RunSetting& s, const std::string& text, c
                 if (!p) throw bad();
                 v = *p;
             } else if constexpr (std::is_same_v<V, nn::Normalizer>) {
-                if (text != "softmax" && text != "sparsemax") throw bad();  // top-k is seq2seq's, not a transformer's
-                nn::parse_normalizer(text, v);
+                const auto n = nn::parse_transformer_normalizer(text);
+                if (!n) throw bad();
+                v = *n;
             } else if constexpr (std::is_same_v<V, std::uint64_t>) {
                 const auto x = parse_uint64(text);
                 if (!x) throw bad();
@@ -150,8 +151,7 @@ void check_setting(const TrainConfig& c, const RunSetting& s, const std::string&
             const auto& v = c.*field;
             using V = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<V, bool> || std::is_same_v<V, std::uint64_t> || std::is_same_v<V, nn::PositionScheme>) return true;
-            else if constexpr (std::is_same_v<V, nn::Normalizer>)
-                return v.kind == nn::Normalizer::Kind::softmax || v.kind == nn::Normalizer::Kind::sparsemax;
+            else if constexpr (std::is_same_v<V, nn::Normalizer>) return nn::transformer_normalizer(v);
             else return std::isfinite(double(v)) && in_range(s, double(v));
         },
         s.field);
