@@ -20,7 +20,7 @@ LogitLens logit_lens(nn::Transformer& model, const std::vector<std::int64_t>& id
     NoGradGuard no_grad;
     // The forward pass of nn::Transformer, keeping the residual stream between blocks.
     const Tensor row = from_vector(ids, Shape{1, T});
-    Tensor x = model.tok_emb.forward(row) + model.pos_emb.forward(arange(T));  // [1, T, d_model]
+    Tensor x = model.embed(row);  // [1, T, d_model]
     const nn::Mask mask = model.attention_mask(T, T);
     std::vector<Tensor> stream{x};
     for (auto& block : model.blocks) stream.push_back(x = block->forward(x, mask));

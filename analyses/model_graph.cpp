@@ -75,8 +75,9 @@ ModelGraph transformer_graph(nn::Transformer& model, const std::vector<std::int6
     {
         TraceGuard numbering(trace);
         // Transformer::forward and Block::forward, one module at a time (eval: no dropout)
-        const Tensor positions = arange(0.0, static_cast<double>(T), 1.0, kInt64);
-        Tensor x = ran("embedding: tok_emb + pos_emb", model.tok_emb.forward(input) + model.pos_emb.forward(positions));
+        const nn::PositionScheme scheme = model.config().positions;
+        const char* positions = scheme == nn::PositionScheme::learned ? " + pos_emb" : scheme == nn::PositionScheme::sinusoidal ? " + sinusoids" : "";
+        Tensor x = ran(std::string("embedding: tok_emb") + positions, model.embed(input));
         const nn::Mask mask = model.attention_mask(T, T);
         for (std::size_t i = 0; i < model.blocks.size(); ++i) {
             nn::Block& b = *model.blocks[i];

@@ -267,7 +267,8 @@ Json explorer_model(const nn::LoadedCheckpoint& ck, const ExplorerModel& m) {
     for (const std::string& t : m.framing.suffix) explorer_token_id(ck, t, m.source);
     const double scale = nn::attention_scale("explorer", c.d_model / c.n_heads, model.blocks[0]->attn.scale);
     Json config = Json::Object{{"d_model", c.d_model}, {"context", c.context}, {"window", c.window}, {"stride", c.stride},
-                               {"scale", scale}, {"qkv_only", c.qkv_only}};
+                               {"scale", scale}, {"qkv_only", c.qkv_only},
+                               {"positions", nn::position_scheme_name(c.positions)}, {"normalizer", nn::normalizer_flag(c.normalizer)}};
     const data::WordRules rules = m.framing.chars ? data::WordRules{} : word_rules(ck, m.source);  // as the corpus was read
     Json tokenizer = Json::Object{{"unit", m.framing.chars ? "char" : "word"},
                                   {"prefix", Json(Json::Array(m.framing.prefix.begin(), m.framing.prefix.end()))},

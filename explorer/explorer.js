@@ -17,8 +17,8 @@
 //   model view  every layer (rows) × head (columns) at once, one small heatmap each;
 //               click one to study it in the head and neuron views.
 //   neuron view for one head, query and key: q and k element by element, their products,
-//               the score q·k, the scaled score and the softmax weight, beside the
-//               query's whole row (how the softmax shares the weight out).
+//               the score q·k, the scaled score and the softmax (or sparsemax) weight,
+//               beside the query's whole row (how the normalizer shares the weight out).
 //   predictions each position's most likely tokens from the logits (next token for a
 //               causal model, the token itself for a masked-token one).
 // The "weights | dL/dA" toggle (gradients.js) swaps the head view for heatmaps of the
@@ -439,6 +439,14 @@ function drawNeuronView() {
   const layer = result.layers[state.layer], q = layer.q[head][query], k = layer.k[head][key];
   const products = q.map((qe, e) => qe * k[e]);
   const score = layer.scores[head][query][key], scale = m.config.scale, weight = layer.weights[head][query][key];
+  // sparsemax: weight = max(scaled − τ, 0), τ read off any key the row keeps (scaled − weight there).
+  const sparsemaxStep = (weights) => {
+    const kept = weights.findIndex((w) => w > 0);
+    const tau = row[kept] * scale - weights[kept], support = weights.filter((w) => w > 0).length;
+    return `sparsemax over query ${query}'s ${row.filter((s) => s !== null).length} visible keys keeps ${support}: ` +
+           `weight = max(${(score * scale).toFixed(4)} − τ, 0), τ = ${tau.toFixed(4)}, = ${weight.toFixed(decimals)}` +
+           (weight === 0 ? " (exactly 0: below the threshold)" : "");
+  };
   const choose = (what, count, value, name) => {
     const select = element("select", { "aria-label": what, id: `neuron-${what}` });
     for (let i = 0; i < count; ++i) select.append(element("option", { value: i }, name(i)));
@@ -477,7 +485,8 @@ function drawNeuronView() {
                  element("li", {}, `scaled score = score × ${scale.toFixed(4)}` +
                                    `${Math.abs(scale * Math.sqrt(q.length) - 1) < 1e-9 ? ` (1/√d_k, d_k = ${q.length})` : " (the model's scale)"}` +
                                    ` = ${(score * scale).toFixed(4)}`),
-                 element("li", {}, `softmax over query ${query}'s ${row.filter((s) => s !== null).length} visible keys: ` +
+                 element("li", {}, m.config.normalizer === "sparsemax" ? sparsemaxStep(layer.weights[head][query]) :
+                                   `softmax over query ${query}'s ${row.filter((s) => s !== null).length} visible keys: ` +
                                    `weight = exp(${(score * scale).toFixed(4)}) / Σ exp(scaled scores) = ${weight.toFixed(decimals)}`));
   }
   // The query's whole row: every key's score, scaled score and weight.

@@ -1,11 +1,14 @@
 // model.js — the toy transformer's forward pass in plain JavaScript (inlined into
 // explorer.html before explorer.js). It is nn::Transformer's, step for step:
 //
-//   x = tok_emb[ids] + pos_emb[0..T−1]
-//   for each block:  x = x + W_O·concat_h(softmax(q_h k_hᵀ · scale + mask) v_h);   q, k, v from ln1(x)
+//   x = tok_emb[ids] + positions[0..T−1]
+//   for each block:  x = x + W_O·concat_h(normalize(q_h k_hᵀ · scale + mask) v_h);   q, k, v from ln1(x)
 //                    x = x + fc2(gelu(fc1(ln2(x))))
 //   logits = head(ln_f(x))
 //
+// positions: config.positions, the rows of pos_emb ("learned"), the sinusoidal encoding of
+// nn/positional.cpp rounded to float32 as attnlab stores it ("sinusoidal"), or nothing ("none");
+// normalize: config.normalizer, softmax or sparsemax (nn/sparse_attention.cpp, exact zeros).
 // with LayerNorm's biased variance and eps 1e-5 (nn/layer_norm.cpp), the exact GELU
 // x·Φ(x) (tensor/unary.cpp), the mask of Transformer::attention_mask (causal, ±window,
 // every stride-th key) and softmax's rule that a fully masked row is all zeros. The
@@ -87,13 +90,59 @@ function allowed(model, i, j) {
   return true;
 }
 
+// The position vector added at position t: [d] (nn::Transformer::position_vectors).
+function positionVector(model, tensors, t, d) {
+  const scheme = model.config.positions;
+  if (scheme === "learned") return tensors["pos_emb.weight"].values.subarray(t * d, (t + 1) * d);
+  if (scheme === "none") return new Float64Array(d);
+  if (scheme !== "sinusoidal") throw new Error(`${model.name}: unknown position scheme '${scheme}'`);
+  const pe = new Float64Array(d);
+  for (let i = 0; 2 * i < d; ++i) {  // pair i: sin and cos of pos / 10000^(2i / d_model)
+    const angle = t / Math.pow(10000, (2 * i) / d);
+    pe[2 * i] = Math.fround(Math.sin(angle)), pe[2 * i + 1] = Math.fround(Math.cos(angle));
+  }
+  return pe;
+}
+
+// softmax of one row of scaled scores (−∞: masked); a fully masked row is all zeros.
+function softmaxRow(scaled) {
+  const m = Math.max(...scaled);
+  const e = scaled.map((z) => (z === -Infinity ? 0 : Math.exp(z - m)));
+  const total = e.reduce((a, c) => a + c, 0);
+  return e.map((c) => (total > 0 ? c / total : 0));
+}
+
+// sparsemax of one row: max(z − τ, 0), τ such that the weights sum to 1. Sorted descending, the
+// support is the largest k with 1 + k·z_(k) > Σ_{j≤k} z_(j), and τ = (Σ_{j≤k} z_(j) − 1) / k.
+function sparsemaxRow(scaled) {
+  const sorted = scaled.filter((z) => z !== -Infinity).sort((a, b) => b - a);
+  if (sorted.length === 0) return scaled.map(() => 0);  // fully masked
+  let cumulative = 0, supportSum = 0, k = 0;
+  sorted.forEach((z, j) => {
+    cumulative += z;
+    if (1 + (j + 1) * z > cumulative) k = j + 1, supportSum = cumulative;
+  });
+  const tau = (supportSum - 1) / k;
+  return scaled.map((z) => Math.max(z - tau, 0));
+}
+
+function normalizeRow(model, scaled) {
+  const normalizer = model.config.normalizer;
+  if (normalizer === "softmax") return softmaxRow(scaled);
+  if (normalizer === "sparsemax") return sparsemaxRow(scaled);
+  throw new Error(`${model.name}: unknown attention normalizer '${normalizer}'`);
+}
+
 // One forward pass on token ids. Returns {logits [T][V], layers: [l] {q, k: [h][T][d_k],
 // scores: [h][T][T] (q·k, unscaled), weights: [h][T][T]}}; masked scores are null.
 function forward(model, tensors, ids) {
   const T = ids.length, d = model.config.d_model, H = model.n_heads, dk = d / H;
   const p = (name) => tensors[name];
-  const tok = p("tok_emb.weight").values, pos = p("pos_emb.weight").values;
-  let x = ids.map((id, t) => Float64Array.from({ length: d }, (_, j) => tok[id * d + j] + pos[t * d + j]));
+  const tok = p("tok_emb.weight").values;
+  let x = ids.map((id, t) => {
+    const pos = positionVector(model, tensors, t, d);
+    return Float64Array.from({ length: d }, (_, j) => tok[id * d + j] + pos[j]);
+  });
   const layers = [];
   for (let l = 0; l < model.n_layers; ++l) {
     const b = `blocks.${l}.`;
@@ -101,7 +150,7 @@ function forward(model, tensors, ids) {
     const h1 = layerNorm(x, p(b + "ln1.weight"), p(b + "ln1.bias"));
     const split = (m) => Array.from({ length: H }, (_, h) => m.map((row) => row.subarray(h * dk, (h + 1) * dk)));
     const [q, k, v] = ["w_q", "w_k", "w_v"].map((w) => split(linear(h1, p(`${b}attn.${w}.weight`), p(`${b}attn.${w}.bias`))));
-    // 2. per head: scores, masked softmax, weighted sum of values
+    // 2. per head: scores, masked softmax (or sparsemax), weighted sum of values
     const scores = [], weights = [];
     const concat = Array.from({ length: T }, () => new Float64Array(d));
     for (let h = 0; h < H; ++h) {
@@ -109,10 +158,7 @@ function forward(model, tensors, ids) {
       for (let i = 0; i < T; ++i) {
         const row = Array.from({ length: T }, (_, j) => (allowed(model, i, j) ? q[h][i].reduce((a, qe, e) => a + qe * k[h][j][e], 0) : null));
         const scaled = row.map((sc) => (sc === null ? -Infinity : sc * model.config.scale));
-        const m = Math.max(...scaled);
-        const e = scaled.map((z) => (z === -Infinity ? 0 : Math.exp(z - m)));
-        const total = e.reduce((a, c) => a + c, 0);
-        const wr = e.map((c) => (total > 0 ? c / total : 0));  // a fully masked row: all zeros
+        const wr = normalizeRow(model, scaled);  // a fully masked row: all zeros
         for (let j = 0; j < T; ++j) for (let e2 = 0; e2 < dk; ++e2) concat[i][h * dk + e2] += wr[j] * v[h][j][e2];
         s.push(row), w.push(wr);
       }

@@ -21,21 +21,22 @@ double attention_scale(const char* op, std::int64_t d_k, std::optional<double> s
 }
 
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Mask& mask,
-                                             std::optional<double> scale) {
+                                             std::optional<double> scale, const Normalizer& normalize) {
     if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2 || q.size(-1) != k.size(-1) || k.size(-2) != v.size(-2))
         throw ShapeError("scaled_dot_product_attention: expected q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v]; got q " +
                          q.shape().str() + ", k " + k.shape().str() + ", v " + v.shape().str());
     const double s = attention_scale("scaled_dot_product_attention", q.size(-1), scale);
     Tensor scores = matmul(q, k.mT()) * s;        // [..., Tq, Tk]: score_ij = q_i · k_j, scaled
-    Tensor weights = softmax(mask.apply(scores), -1);  // blocked pairs -> −∞ -> weight exactly 0
+    Tensor weights = normalize(mask.apply(scores));  // softmax over Tk; blocked pairs -> −∞ -> weight exactly 0
     return {matmul(weights, v), weights};          // output_i = Σ_j weight_ij v_j
 }
 
 // The first two lines above. Not called from there: the scores tensor living until the
 // weighted sum is part of what phase 5 step 11 measures as the composed path's memory.
-Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask, std::optional<double> scale) {
+Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask, std::optional<double> scale,
+                         const Normalizer& normalize) {
     const double s = attention_scale("attention_weights", q.size(-1), scale);
-    return softmax(mask.apply(matmul(q, k.mT()) * s), -1);  // [..., Tq, Tk]
+    return normalize(mask.apply(matmul(q, k.mT()) * s));  // [..., Tq, Tk]
 }
 
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -95,6 +96,8 @@ AttentionPathChoice MultiHeadAttention::choose_path(bool weights_wanted) const {
     if (trace_ && trace_->enabled) return {AttentionPath::composed, "the attention trace is enabled: it records the weights"};
     if (is_training() && dropout > 0)
         return {AttentionPath::composed, "dropout in training drops attention weights, which the fused kernel never forms"};
+    if (normalizer.kind != Normalizer::Kind::softmax)
+        return {AttentionPath::composed, "the fused kernel computes softmax only; another normalizer runs the formula"};
     if (weights_wanted) return {AttentionPath::composed, "forward() returns the weights"};
     return {AttentionPath::fused, "forward_output(): nobody asked for the weights"};
 }
@@ -135,15 +138,16 @@ AttentionResult MultiHeadAttention::attend(const Tensor& query, const Tensor& ke
         }
         cache->k = k.detach(), cache->v = v.detach();
     }
-    // 2. attend in every head at once: output [B, H, Tq, d_k]
+    // 2. attend in every head at once: output [B, H, Tq, d_k]. The one dispatch point: the fused
+    //    kernel is exact softmax only, so sparsemax takes the composed path, in train and eval mode.
     last_path_ = choose_path(weights_wanted);
     AttentionResult heads;
     if (is_training() && dropout > 0) {  // the weights, then one weighted sum of the values with the survivors
         if (!dropout_gen) throw ValueError("MultiHeadAttention: dropout " + std::to_string(dropout) + " in training needs dropout_gen");
-        heads.weights = attention_weights(q, k, mask, scale);                    // [B, H, Tq, Tk]
+        heads.weights = attention_weights(q, k, mask, scale, normalizer);        // [B, H, Tq, Tk]
         heads.output = matmul(nn::dropout(heads.weights, dropout, *dropout_gen), v);  // [B, H, Tq, d_k]
     } else {
-        if (last_path_.path == AttentionPath::composed) heads = scaled_dot_product_attention(q, k, v, mask, scale);
+        if (last_path_.path == AttentionPath::composed) heads = scaled_dot_product_attention(q, k, v, mask, scale, normalizer);
         else heads = {flash_attention(q, k, v, mask, scale), Tensor()};  // fast path: see nn/flash_attention.cpp; the line above is what it computes
     }
     if (trace_) trace_->record(layer_, heads.weights);

@@ -2,6 +2,8 @@
 //
 //   Attention(Q, K, V) = softmax(Q Kᵀ · scale + mask) V,   scale = 1/√d_k by default
 //
+// softmax is the default normalizer of the scores; sparsemax (nn/sparse_attention.hpp)
+// may take its place, giving keys exact zeros.
 // scaled_dot_product_attention is the formula itself, on tensors shaped
 // [..., Tq, d_k] (queries) and [..., Tk, d_k] / [..., Tk, d_v] (keys / values).
 // SelfAttention is the seed's single head (Q = X W_Q, K = X W_K, V = X W_V, no bias);
@@ -16,6 +18,7 @@
 
 #include "nn/layers.hpp"
 #include "nn/mask.hpp"
+#include "nn/sparse_attention.hpp"
 
 namespace attnlab::nn {
 
@@ -30,11 +33,14 @@ double attention_scale(const char* op, std::int64_t d_k, std::optional<double> s
 
 // q [..., Tq, d_k], k [..., Tk, d_k], v [..., Tk, d_v]; batch dims broadcast.
 // scale: 1/√d_k unless given (1.0 gives the unscaled variant of the phase-1 experiment).
+// normalize: what turns each row of scores into weights (softmax unless given).
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                             const Mask& mask = Mask(), std::optional<double> scale = std::nullopt);
-// Its first half alone: softmax(mask(q kᵀ · scale)) -> weights [..., Tq, Tk]. Dropout in
+                                             const Mask& mask = Mask(), std::optional<double> scale = std::nullopt,
+                                             const Normalizer& normalize = Normalizer::softmax());
+// Its first half alone: normalize(mask(q kᵀ · scale)) -> weights [..., Tq, Tk]. Dropout in
 // training uses it, so that the values are mixed once, by the surviving weights.
-Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask = Mask(), std::optional<double> scale = std::nullopt);
+Tensor attention_weights(const Tensor& q, const Tensor& k, const Mask& mask = Mask(), std::optional<double> scale = std::nullopt,
+                         const Normalizer& normalize = Normalizer::softmax());
 // The same with an additive float mask (0 / −∞ only; see Mask::from_additive).
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                              const Tensor& additive_mask, std::optional<double> scale = std::nullopt);
@@ -92,7 +98,8 @@ const char* attention_path_name(AttentionPath p);  // "composed", "fused", "none
 //   composed  scaled_dot_product_attention: forms the [B, H, Tq, Tk] weights, so it
 //             can return them; taken whenever someone asks for the weights.
 //   fused     flash_attention (nn/flash_attention.hpp): O(T) memory, no weights;
-//             taken otherwise (training steps, generation without a trace).
+//             taken otherwise (training steps, generation without a trace), for softmax
+//             only: its online softmax has no sparsemax counterpart.
 // Who asks: the caller, by calling forward(), which returns the weights (a caller
 // that needs only the output calls forward_output(), as a transformer Block does),
 // and the attention trace, while it is enabled.
@@ -133,6 +140,7 @@ public:
     Linear w_q, w_k, w_v;
     std::optional<Linear> w_o;  // empty when qkv_only
     std::optional<double> scale;  // of the scores; nullopt: 1/√d_k (1.0: the unscaled variant)
+    Normalizer normalizer;        // scores -> weights: softmax (the default) or sparsemax
     // In train mode: each attention weight is dropped with probability `dropout` (after the
     // softmax, before it mixes the values), drawing from *dropout_gen, which must then be set.
     double dropout = 0;

@@ -33,6 +33,8 @@ void save_checkpoint(const std::string& path, const Transformer& model, const Ch
     meta["scaled"] = c.scaled ? "true" : "false";
     meta["qkv_only"] = c.qkv_only ? "true" : "false";
     meta["attention_only"] = c.attention_only ? "true" : "false";
+    meta["positions"] = position_scheme_name(c.positions);
+    meta["normalizer"] = normalizer_flag(c.normalizer);
     char dropout[32];
     std::snprintf(dropout, sizeof dropout, "%.17g", c.dropout);  // reads back to the same double
     meta["dropout"] = dropout;
@@ -171,6 +173,21 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     if (meta.contains("scaled")) c.scaled = need_bool(meta, "scaled", path);
     if (meta.contains("qkv_only")) c.qkv_only = need_bool(meta, "qkv_only", path);
     if (meta.contains("attention_only")) c.attention_only = need_bool(meta, "attention_only", path);
+    // Written since the scheme and the normalizer could be chosen; absent: learned, softmax.
+    if (meta.contains("positions")) {
+        const std::optional<PositionScheme> p = parse_position_scheme(meta.at("positions"));
+        if (!p)
+            throw IOError("load_checkpoint: '" + path + "': metadata 'positions' is '" + meta.at("positions") +
+                          "', not learned, sinusoidal or none");
+        c.positions = *p;
+    }
+    if (meta.contains("normalizer")) {
+        const std::optional<Normalizer> n = parse_transformer_normalizer(meta.at("normalizer"));
+        if (!n)
+            throw IOError("load_checkpoint: '" + path + "': metadata 'normalizer' is '" + meta.at("normalizer") +
+                          "', not softmax or sparsemax");
+        c.normalizer = *n;
+    }
     if (meta.contains("dropout")) {  // checked against [0, 1) by check_limits below
         const std::string& v = meta.at("dropout");
         const std::optional<double> p = parse_real(v);
@@ -228,7 +245,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     // saving a loaded checkpoint again, with or without training state, is consistent).
     static const std::set<std::string> own{"format", "format_version", "kind", "vocab_size", "d_model", "n_heads",
                                            "n_layers", "context", "causal", "window", "stride", "scaled", "qkv_only", "dropout",
-                                           "vocab", "step"};
+                                           "positions", "normalizer", "vocab", "step"};
     for (const auto& [k, v] : meta)
         if (!own.contains(k) && !k.starts_with("data_rng_")) out.info.extra[k] = v;
     return out;

@@ -7,7 +7,9 @@
 // (the loss curve) as "train.<name>".
 // Metadata (all strings, as the format requires): format ("attnlab-checkpoint"),
 // format_version, kind (causal | single-head | multi-head | qkv-head | char: a task's, which
-// lab::task_from_kind checks where the task is used, since nn/ knows no tasks), every hyper-parameter,
+// lab::task_from_kind checks where the task is used, since nn/ knows no tasks), every hyper-parameter
+// (positions: learned | sinusoidal | none and normalizer: softmax | sparsemax among them; a file
+// without them is learned / softmax, as every model was before they could be chosen),
 // the vocabulary as a JSON array, and — with training state — the step and the data
 // generator's state, so a resumed run continues exactly where it stopped. The trainer
 // adds its whole run configuration (training/run_config.hpp) through CheckpointInfo::extra.

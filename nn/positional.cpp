@@ -24,6 +24,21 @@ static Tensor sinusoids(std::int64_t T, std::int64_t d, double exponent_scale, c
     return from_vector(pe, {T, d}, kFloat32);
 }
 
+const char* position_scheme_name(PositionScheme p) {
+    switch (p) {
+        case PositionScheme::learned: return "learned";
+        case PositionScheme::sinusoidal: return "sinusoidal";
+        case PositionScheme::none: return "none";
+    }
+    return "?";
+}
+
+std::optional<PositionScheme> parse_position_scheme(std::string_view text) {
+    for (PositionScheme p : {PositionScheme::learned, PositionScheme::sinusoidal, PositionScheme::none})
+        if (text == position_scheme_name(p)) return p;
+    return std::nullopt;
+}
+
 Tensor sinusoidal_positional_encoding(std::int64_t T, std::int64_t d_model) {
     return sinusoids(T, d_model, 1.0, "sinusoidal_positional_encoding");
 }

@@ -20,9 +20,19 @@
 // half the dimensions carry nearly no position information. squared_wavelength_positional_encoding
 // keeps that form only so phase 5 can show the difference.
 #pragma once
+#include <optional>
+#include <string_view>
+
 #include "nn/layers.hpp"
 
 namespace attnlab::nn {
+
+// How a Transformer (nn/transformer.hpp) tells its tokens apart by position: a learned
+// table (pos_emb), the fixed sinusoidal encoding, or nothing at all (then only the mask,
+// if any, breaks the symmetry: a causal model can still count the keys it sees).
+enum class PositionScheme { learned, sinusoidal, none };
+const char* position_scheme_name(PositionScheme p);                   // "learned", "sinusoidal", "none"
+std::optional<PositionScheme> parse_position_scheme(std::string_view text);  // nullopt for anything else
 
 // The paper's encoding: [T, d_model] float32 (d_model even).
 Tensor sinusoidal_positional_encoding(std::int64_t T, std::int64_t d_model);

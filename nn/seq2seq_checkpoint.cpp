@@ -26,18 +26,6 @@ bool parse_score_kind(const std::string& s, ScoreKind& out) {
     return false;
 }
 
-std::string normalizer_flag(const Normalizer& n) {
-    return n.kind == Normalizer::Kind::topk ? "topk:" + std::to_string(n.k) : n.name();
-}
-
-bool parse_normalizer(const std::string& s, Normalizer& out) {
-    if (s == "softmax" || s == "sparsemax") return out = s == "softmax" ? Normalizer::softmax() : Normalizer::sparsemax(), true;
-    if (!s.starts_with("topk:") || s.size() == 5 || s.size() > 9 || s.find_first_not_of("0123456789", 5) != std::string::npos)
-        return false;
-    out = Normalizer::topk(std::stoll(s.substr(5)));
-    return true;
-}
-
 void check_seq2seq_limits(const Seq2SeqConfig& c, const std::string& who) {
     auto within = [&](const char* name, std::int64_t v, std::int64_t lo, std::int64_t hi) {
         if (v < lo || v > hi)

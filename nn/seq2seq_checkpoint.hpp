@@ -50,11 +50,10 @@ void check_seq2seq_limits(const Seq2SeqConfig& c, const std::string& who);
 std::vector<ParameterSpec> seq2seq_parameter_specs(const Seq2SeqConfig& c);
 
 // Spellings of the choices, as flags and metadata write them: dot, scaled_dot, additive,
-// multiplicative; softmax, sparsemax, topk:K. The parsers return false on anything else.
+// multiplicative (the normalizer's: normalizer_flag in nn/sparse_attention.hpp). The parser
+// returns false on anything else.
 std::string score_kind_flag(ScoreKind kind);
 bool parse_score_kind(const std::string& s, ScoreKind& out);
-std::string normalizer_flag(const Normalizer& n);
-bool parse_normalizer(const std::string& s, Normalizer& out);
 
 // With `training`, its optimizer's buffers, step and data_rng are saved too (its `tensors` are not).
 void save_seq2seq(const std::string& path, const Seq2Seq& model, const std::map<std::string, std::string>& extra = {},

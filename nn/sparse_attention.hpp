@@ -45,6 +45,12 @@ struct Normalizer {
 
     Tensor operator()(const Tensor& scores) const;  // over the last dim
     std::string name() const;                       // "softmax", "sparsemax", "top-2"
+    bool operator==(const Normalizer&) const = default;
 };
+
+// Its spelling as flags (seq2seq train --normalizer, tinygpt train --normalizer) and checkpoint
+// metadata write it: softmax, sparsemax, topk:K. The parser returns false on anything else.
+std::string normalizer_flag(const Normalizer& n);
+bool parse_normalizer(const std::string& s, Normalizer& out);
 
 }  // namespace attnlab::nn

@@ -1,6 +1,7 @@
 // transformer.cpp — see transformer.hpp.
 #include "nn/transformer.hpp"
 
+#include "nn/transformer_spec.hpp"
 #include "tensor/ops.hpp"
 
 namespace attnlab::nn {
@@ -9,6 +10,7 @@ Block::Block(const TransformerConfig& c, Generator& gen)
     : ln1(c.d_model), attn(c.d_model, c.n_heads, 0, 0, gen, c.qkv_only), ln2(c.d_model), mlp(c.d_model, 4 * c.d_model, gen) {
     dropout = c.dropout, attention_only = c.attention_only;
     if (!c.scaled) attn.scale = 1.0;
+    attn.normalizer = c.normalizer;
     attn.dropout = c.dropout;
     register_module("ln1", ln1);
     register_module("attn", attn);
@@ -33,16 +35,30 @@ static const TransformerConfig& validated(const TransformerConfig& c) {
         throw ValueError("Transformer: bad config: vocab_size=" + std::to_string(c.vocab_size) + " d_model=" +
                          std::to_string(c.d_model) + " n_layers=" + std::to_string(c.n_layers) + " context=" +
                          std::to_string(c.context) + " dropout=" + std::to_string(c.dropout));
+    // The encoding pairs dimensions (sin, cos), one pair per frequency.
+    if (c.positions == PositionScheme::sinusoidal && c.d_model % 2 != 0)
+        throw ValueError("Transformer: sinusoidal positions need an even d_model (sin and cos pairs), got d_model=" +
+                         std::to_string(c.d_model));
+    if (!transformer_normalizer(c.normalizer))  // softmax or sparsemax (nn/transformer_spec.hpp says why)
+        throw ValueError("Transformer: the attention normalizer must be softmax or sparsemax, got " + normalizer_flag(c.normalizer));
     return c;
+}
+
+// A learned table draws its weights right after tok_emb (as a member constructed there would):
+// a learned model draws the same numbers in the same order whatever other schemes exist.
+static std::optional<Embedding> position_table(const TransformerConfig& c, Generator& gen) {
+    if (c.positions != PositionScheme::learned) return std::nullopt;
+    return std::optional<Embedding>(std::in_place, c.context, c.d_model, gen);
 }
 
 Transformer::Transformer(const TransformerConfig& config, std::uint64_t seed) : Transformer(config, Generator(seed)) {}
 
 Transformer::Transformer(const TransformerConfig& config, Generator&& gen)
-    : tok_emb(validated(config).vocab_size, config.d_model, gen), pos_emb(config.context, config.d_model, gen),
+    : tok_emb(validated(config).vocab_size, config.d_model, gen), pos_emb(position_table(config, gen)),
       ln_f(config.d_model), head(config.d_model, config.vocab_size, /*bias=*/false, gen), config_(config) {
     register_module("tok_emb", tok_emb);
-    register_module("pos_emb", pos_emb);
+    if (pos_emb) register_module("pos_emb", *pos_emb);
+    if (config.positions == PositionScheme::sinusoidal) sinusoids_ = sinusoidal_positional_encoding(config.context, config.d_model);
     for (std::int64_t i = 0; i < config.n_layers; ++i) {
         blocks.push_back(std::make_unique<Block>(config, gen));
         register_module("blocks." + std::to_string(i), *blocks.back());
@@ -73,6 +89,23 @@ Mask Transformer::attention_mask(std::int64_t Tq, std::int64_t Tk) const {
     return m;
 }
 
+Tensor Transformer::position_vectors(std::int64_t past, std::int64_t T) const {
+    const Tensor positions = arange(static_cast<double>(past), static_cast<double>(past + T), 1.0, kInt64);
+    switch (config_.positions) {
+        case PositionScheme::learned: return pos_emb->forward(positions);       // [T, d_model], trained
+        case PositionScheme::sinusoidal:  // absolute positions, with a cache too; in the weights' dtype (Module::to moves those only)
+            return sinusoids_.narrow(0, past, T).to(tok_emb.weight.dtype());
+        case PositionScheme::none: break;
+    }
+    return Tensor();
+}
+
+Tensor Transformer::embed(const Tensor& ids, std::int64_t past) const {
+    const Tensor x = tok_emb.forward(ids);  // [B, T, d_model]
+    const Tensor p = position_vectors(past, ids.size(-1));
+    return p.defined() ? x + p : x;
+}
+
 Tensor Transformer::forward(const Tensor& ids, const Mask& extra, std::vector<KVCache>* caches) {
     if (ids.dim() != 2 || ids.dtype() != kInt64)
         throw ShapeError("Transformer: expected int64 ids [B, T], got " + ids.shape().str() + " " + dtype_name(ids.dtype()));
@@ -87,8 +120,7 @@ Tensor Transformer::forward(const Tensor& ids, const Mask& extra, std::vector<KV
         throw ValueError("Transformer: dropout " + std::to_string(config_.dropout) +
                          " in train mode needs set_dropout_generator (eval() for deterministic use)");
     trace_.clear();
-    Tensor positions = arange(static_cast<double>(past), static_cast<double>(past + T), 1.0, kInt64);
-    Tensor x = tok_emb.forward(ids) + pos_emb.forward(positions);  // [B, T, d_model]
+    Tensor x = embed(ids, past);  // [B, T, d_model]
     const Mask mask = attention_mask(T, past + T) & extra;
     for (std::size_t i = 0; i < blocks.size(); ++i) x = blocks[i]->forward(x, mask, caches ? &(*caches)[i] : nullptr);
     return head.forward(ln_f.forward(x));  // [B, T, V]

@@ -5,6 +5,9 @@
 //   logits = head(ln_f(x))                                          (head: no bias, not tied)
 //
 // attn is MultiHeadAttention with the model's mask; mlp = fc2(gelu(fc1(h))), hidden 4·d_model.
+// The positions term is the config's scheme: the learned table pos_emb (above, the default),
+// the fixed sinusoidal encoding (nn/positional.hpp; no parameter), or none (no parameter, and
+// no position signal but what the mask implies). The attention normalizer is softmax, or sparsemax.
 // Parameter names match a plain PyTorch module with the same attribute names
 // (tok_emb.weight, blocks.0.attn.w_q.weight, ..., head.weight), so a checkpoint
 // loads with safetensors.torch.load_file into the equivalent torch.nn.Module.
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "nn/attention.hpp"
+#include "nn/positional.hpp"
 
 namespace attnlab::nn {
 
@@ -34,6 +38,8 @@ struct TransformerConfig {
     bool qkv_only = false;    // attention without biases or W_O: 3·d_model² per layer (the seed's single head)
     double dropout = 0;       // train mode only: on attention weights and on each residual branch
     bool attention_only = false;  // blocks without ln2 + mlp (their parameters stay, unused): the induction-head models
+    PositionScheme positions = PositionScheme::learned;  // sinusoidal needs an even d_model
+    Normalizer normalizer = Normalizer::softmax();        // softmax or sparsemax (top-k: not in a Transformer)
 };
 
 class Block : public Module {
@@ -62,6 +68,12 @@ public:
 
     // The model's own mask for Tq queries against Tk keys (the last Tq of Tk positions).
     Mask attention_mask(std::int64_t Tq, std::int64_t Tk) const;
+    // The residual stream's start for ids [B, T] at positions past .. past+T−1: tok_emb[ids] plus
+    // the scheme's position vectors -> [B, T, d_model]. Every reader of the embeddings calls it.
+    Tensor embed(const Tensor& ids, std::int64_t past = 0) const;
+    // The position vectors alone, [T, d_model]: rows of pos_emb or of the sinusoidal encoding;
+    // undefined for PositionScheme::none.
+    Tensor position_vectors(std::int64_t past, std::int64_t T) const;
 
     const TransformerConfig& config() const { return config_; }
     AttentionTrace& trace() { return trace_; }  // enable to record every layer's weights
@@ -71,7 +83,8 @@ public:
     // same units as an uninterrupted one.
     void set_dropout_generator(Generator* gen);
 
-    Embedding tok_emb, pos_emb;
+    Embedding tok_emb;
+    std::optional<Embedding> pos_emb;  // PositionScheme::learned only: never drawn, stored or used otherwise
     std::vector<std::unique_ptr<Block>> blocks;
     LayerNorm ln_f;
     Linear head;
@@ -79,6 +92,7 @@ public:
 private:
     Transformer(const TransformerConfig& config, Generator&& gen);  // every draw from one seeded stream
     TransformerConfig config_;
+    Tensor sinusoids_;  // [context, d_model], PositionScheme::sinusoidal only: fixed, not a parameter
     AttentionTrace trace_;
 };
 

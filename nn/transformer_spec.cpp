@@ -15,6 +15,16 @@ void check_range(const std::string& who, const char* name, std::int64_t v, std::
 
 }  // namespace
 
+bool transformer_normalizer(const Normalizer& n) {
+    return n.kind == Normalizer::Kind::softmax || n.kind == Normalizer::Kind::sparsemax;
+}
+
+std::optional<Normalizer> parse_transformer_normalizer(std::string_view text) {
+    for (const Normalizer& n : {Normalizer::softmax(), Normalizer::sparsemax()})
+        if (text == n.name()) return n;
+    return std::nullopt;
+}
+
 void check_limits(const TransformerConfig& c, const std::string& who) {
     using L = ModelLimits;
     check_range(who, "vocab_size", c.vocab_size, 1, L::max_vocab);
@@ -29,6 +39,11 @@ void check_limits(const TransformerConfig& c, const std::string& who) {
     if (c.d_model % c.n_heads != 0)
         throw ValueError(who + ": d_model " + std::to_string(c.d_model) + " is not divisible by n_heads " +
                          std::to_string(c.n_heads));
+    if (c.positions == PositionScheme::sinusoidal && c.d_model % 2 != 0)
+        throw ValueError(who + ": sinusoidal positions need an even d_model (sin and cos pairs), got d_model " +
+                         std::to_string(c.d_model));
+    if (!transformer_normalizer(c.normalizer))
+        throw ValueError(who + ": the attention normalizer must be softmax or sparsemax, got " + normalizer_flag(c.normalizer));
     // Each factor is bounded above, so this count cannot overflow int64 (< 2^36).
     const std::int64_t n = parameter_count(c);
     if (n > L::max_parameters)
@@ -40,7 +55,8 @@ void check_limits(const TransformerConfig& c, const std::string& who) {
 
 std::vector<ParameterSpec> parameter_specs(const TransformerConfig& c) {
     const std::int64_t d = c.d_model;
-    std::vector<ParameterSpec> out{{"tok_emb.weight", Shape{c.vocab_size, d}}, {"pos_emb.weight", Shape{c.context, d}}};
+    std::vector<ParameterSpec> out{{"tok_emb.weight", Shape{c.vocab_size, d}}};
+    if (c.positions == PositionScheme::learned) out.push_back({"pos_emb.weight", Shape{c.context, d}});  // the others have none
     auto linear = [&](const std::string& name, std::int64_t in, std::int64_t outf, bool bias) {
         out.push_back({name + ".weight", Shape{outf, in}});  // [out, in], as PyTorch
         if (bias) out.push_back({name + ".bias", Shape{outf}});
@@ -67,7 +83,8 @@ std::int64_t parameter_count(const TransformerConfig& c) {
     const std::int64_t d = c.d_model;
     // attention 4(d² + d) (qkv_only: 3d²), MLP 8d² + 5d, two LayerNorms 4d
     const std::int64_t block = (c.qkv_only ? 3 * d * d : 4 * d * d + 4 * d) + 8 * d * d + 9 * d;
-    return 2 * c.vocab_size * d + c.context * d + c.n_layers * block + 2 * d;  // embeddings + head, blocks, ln_f
+    const std::int64_t positions = c.positions == PositionScheme::learned ? c.context * d : 0;
+    return 2 * c.vocab_size * d + positions + c.n_layers * block + 2 * d;  // embeddings + head, blocks, ln_f
 }
 
 }  // namespace attnlab::nn

@@ -12,7 +12,9 @@
 // first block alone.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nn/transformer.hpp"
@@ -32,6 +34,12 @@ struct ParameterSpec {
     std::string name;  // as Transformer::named_parameters() names it, e.g. "blocks.0.attn.w_q.weight"
     Shape shape;
 };
+
+// The attention normalizers a Transformer takes: softmax and sparsemax, the two that the
+// explorer's JavaScript forward computes (top-k is seq2seq's). The parser reads their names
+// and returns nullopt for anything else, "topk:2" included.
+bool transformer_normalizer(const Normalizer& n);
+std::optional<Normalizer> parse_transformer_normalizer(std::string_view text);
 
 // Throws ValueError naming `who`, the setting, its value and the limit, if c is outside
 // ModelLimits or inconsistent (d_model not divisible by n_heads, a negative window, ...).

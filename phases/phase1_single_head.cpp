@@ -95,7 +95,7 @@ void section0_model_and_sentence(Phase1& p) {
                 static_cast<long long>(p.block().attn.n_heads), static_cast<long long>(p.d_k), model.blocks.size(),
                 p.block().attn.n_heads > 1 ? (", studying head " + std::to_string(p.head + 1)).c_str() : "");
     // X: the input of the first attention layer, one row per token
-    p.X = p.block().ln1.forward(model.tok_emb.forward(ids) + model.pos_emb.forward(arange(p.T))).select(0, 0);  // (T, d_model)
+    p.X = p.block().ln1.forward(model.embed(ids)).select(0, 0);  // (T, d_model): ln1(tok_emb + pos_emb)
 }
 
 void section1_one_query(Phase1& p) {
@@ -334,6 +334,12 @@ int main(int argc, char** argv) try {
     std::printf("Phase 1: single-head scaled dot-product attention (seed %llu)\n", static_cast<unsigned long long>(p.seed));
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
     p.ckpt = load_model(opt, lab::Task::single_head);  // trains the standard one first if it is missing
+    // Steps 1-2 rebuild softmax attention by hand and step 6 runs the model with and without its positions.
+    const nn::TransformerConfig& mc = p.ckpt.model->config();
+    if (mc.normalizer.kind != nn::Normalizer::Kind::softmax || mc.positions == nn::PositionScheme::none)
+        opt.fail("checkpoint", "phase 1 rebuilds softmax attention and removes the model's positions; this model has positions '" +
+                                   std::string(nn::position_scheme_name(mc.positions)) + "' and normalizer '" +
+                                   nn::normalizer_flag(mc.normalizer) + "' (tinygpt show reads any model)");
     NoGradGuard no_grad;  // from here on nothing trains but step 5, whose functions record their own graphs
     section0_model_and_sentence(p);
     section1_one_query(p);

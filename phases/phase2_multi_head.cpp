@@ -73,7 +73,7 @@ void section1_split_attend_concat(Phase2& p, std::int64_t d_model) {
     Tensor q;
     {
         NoGradGuard no_grad;
-        Tensor X = model.blocks[0]->ln1.forward(model.tok_emb.forward(p.ids) + model.pos_emb.forward(arange(T)));  // (1, T, d_model)
+        Tensor X = model.blocks[0]->ln1.forward(model.embed(p.ids));  // (1, T, d_model): ln1(tok_emb + positions)
         // project with the full-width W_Q (all heads' W_Q^h side by side), then split d_model into H x d_k
         auto split = [&](const nn::Linear& W) { return W.forward(X).view({1, T, H, d_k}).transpose(1, 2); };  // (1, H, T, d_k)
         q = split(attn.w_q);
@@ -301,6 +301,9 @@ int main(int argc, char** argv) try {
     std::printf("Phase 2: multi-head attention (seed %llu)\n", static_cast<unsigned long long>(p.seed));
     p.m["seed"] = static_cast<std::int64_t>(p.seed);
     p.ckpt = load_model(opt, lab::Task::multi_head);
+    if (p.ckpt.model->config().normalizer.kind != nn::Normalizer::Kind::softmax)  // step 1 rebuilds softmax attention by hand
+        opt.fail("checkpoint", "phase 2 rebuilds softmax attention step by step; this model normalizes with " +
+                                   nn::normalizer_flag(p.ckpt.model->config().normalizer) + " (tinygpt show reads any model)");
     section0_model_and_sentence(p);
     section1_split_attend_concat(p, d_model);
     section2_heatmap_per_head(p);

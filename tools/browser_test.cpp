@@ -30,8 +30,9 @@
 //             dL/dA, which is lab::attention_gradients' to 4 significant digits; without it,
 //             the weights button is pressed and no cell is drawn; typed text and the
 //             bidirectional model get a visible note instead of cells, and no script error;
-//   any model the page lab::write_explorer writes for a checkpoint (tinygpt show's), here a
-//             character model with a local window: its numbers, as above.
+//   any model the page lab::write_explorer writes for a checkpoint (tinygpt show's), here
+//             character models: one with a local window, one with sinusoidal positions and
+//             sparsemax attention, a bidirectional one without positions: their numbers, as above.
 // Every case requires the page's #error element to be empty, except the cases that give a
 // bad fragment, which require the page to say so. Finally a screenshot is taken
 // (out/phase3/explorer_screenshot.png) for a person to look at.
@@ -211,7 +212,7 @@ Tensor projection(Model& m, const Reference& r, std::size_t l, const char* w) {
     nn::Transformer& model = *m.checkpoint.model;
     NoGradGuard no_grad;
     const auto T = static_cast<std::int64_t>(r.ids.size());
-    Tensor x = model.tok_emb.forward(from_vector(r.ids, {1, T})) + model.pos_emb.forward(arange(0.0, static_cast<double>(T), 1.0, kInt64));
+    Tensor x = model.embed(from_vector(r.ids, {1, T}));
     const nn::Mask mask = model.attention_mask(T, T);
     for (std::size_t b = 0; b < l; ++b) x = model.blocks[b]->forward(x, mask);
     nn::Block& block = *model.blocks[l];
@@ -288,7 +289,9 @@ struct Checker {
                 if (dl > kTolerance || dw > kTolerance) problem = key + ": differs from attnlab by more than 1e-4";
             }
         }
-        report(std::string(other_page.empty() ? "" : "a character model's page (tinygpt show's): ") + "numbers \"" + text + "\": " + measured,
+        // The page's folder names the model (attnlab_browser_test_<name>/explorer.html).
+        const std::string which = std::filesystem::path(other_page).parent_path().filename().string();
+        report(std::string(other_page.empty() ? "" : "a character model's page (tinygpt show's, " + which + "): ") + "numbers \"" + text + "\": " + measured,
                problem);
     }
 
@@ -491,15 +494,15 @@ void gradient_note(Checker& check, const std::string& fragment, const std::strin
 }
 
 // The page `tinygpt show --checkpoint` writes, for a character model with random weights (scaled up
-// so attention is far from uniform) and a ±2 window on top of the causal mask: its numbers on a text.
-void character_model_page(Checker& check) {
+// so attention is far from uniform): its numbers on a text. `c` picks the mask, the position scheme
+// and the normalizer, which the page must compute as attnlab does.
+void character_model_page(Checker& check, const std::string& name, const nn::TransformerConfig& c) {
     nn::LoadedCheckpoint ck;
-    ck.model = std::make_unique<nn::Transformer>(
-        nn::TransformerConfig{.vocab_size = 5, .d_model = 16, .n_heads = 2, .n_layers = 2, .context = 16, .causal = true, .window = 2}, 3);
+    ck.model = std::make_unique<nn::Transformer>(c, 3);
     for (const nn::NamedParameter& p : ck.model->named_parameters())
         if (p.name.find("ln") == std::string::npos) copy_(p.tensor.detach(), p.tensor.detach() * 30.0);
     ck.info = {"char", {"<pad>", "a", "b", "c", " "}, {}};
-    const std::string dir = (std::filesystem::temp_directory_path() / "attnlab_browser_test_chars").string();
+    const std::string dir = (std::filesystem::temp_directory_path() / ("attnlab_browser_test_" + name)).string();
     const std::string page = lab::write_explorer(ck, "chars", {}, dir);
     check.extra = load_json(dir + "/explorer_data.json");
     check.models["model"] = Model{&check.extra.at("models").as_array().at(0), std::move(ck)};
@@ -565,7 +568,16 @@ void run_checks(const std::string& browser, const Report& report, double& worst_
     gradient_note(check, "model=causal&text=" + url_encode(kNewSentences[0]) + "&view=gradients",
                   "dL/dA exists for the listed sentences only");
     gradient_note(check, "model=bidirectional&sentence=1&view=gradients", "multi_head_model has no dL/dA");
-    character_model_page(check);
+    // A ±2 window on top of the causal mask; then sinusoidal positions with sparsemax (exact zeros),
+    // and no positions at all in a bidirectional model.
+    const nn::TransformerConfig chars{.vocab_size = 5, .d_model = 16, .n_heads = 2, .n_layers = 2, .context = 16, .causal = true};
+    nn::TransformerConfig windowed = chars, sparse = chars, unordered = chars;
+    windowed.window = 2;
+    sparse.positions = nn::PositionScheme::sinusoidal, sparse.normalizer = nn::Normalizer::sparsemax();
+    unordered.positions = nn::PositionScheme::none, unordered.causal = false;
+    character_model_page(check, "chars", windowed);
+    character_model_page(check, "sinusoidal_sparsemax", sparse);
+    character_model_page(check, "no_positions", unordered);
 
     std::filesystem::remove(kScreenshot);
     chromium(browser, "--screenshot=" + std::filesystem::absolute(kScreenshot).string() + " --window-size=1280,1500 --hide-scrollbars",

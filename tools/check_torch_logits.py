@@ -52,6 +52,11 @@ def main():
     metadata, state = read_checkpoint(ckpt)
     if metadata.get("corpus"):
         sys.exit(f"{ckpt}: a corpus checkpoint; this script tokenizes grammar prompts (<bos> + words) only")
+    for key, supported in (("positions", "learned"), ("normalizer", "softmax")):
+        value = metadata.get(key, supported)  # absent: written before the choice existed, so learned / softmax
+        if value != supported:
+            sys.exit(f"{ckpt}: metadata '{key}' is '{value}'; the PyTorch TinyGPT of make_tinygpt_fixture.py "
+                     f"has {supported} {key} only")
     vocab = json.loads(metadata["vocab"])
     # The module reads its sizes from these module-level names when it is built.
     fx.VOCAB, fx.CONTEXT = len(vocab), int(metadata["context"])

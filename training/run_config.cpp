@@ -21,6 +21,8 @@ using L = nn::ModelLimits;
 std::string accepts(const RunSetting& s) {
     if (std::holds_alternative<bool TrainConfig::*>(s.field)) return "true or false";
     if (std::holds_alternative<std::uint64_t TrainConfig::*>(s.field)) return "an integer >= 0";
+    if (std::holds_alternative<nn::PositionScheme TrainConfig::*>(s.field)) return "learned, sinusoidal or none";
+    if (std::holds_alternative<nn::Normalizer TrainConfig::*>(s.field)) return "softmax or sparsemax";
     const bool real = std::holds_alternative<double TrainConfig::*>(s.field);
     const auto text = [&](double v) { return real ? format_real(v) : std::to_string(static_cast<std::int64_t>(v)); };
     const std::string what = real ? "a number " : "an integer ";
@@ -62,6 +64,8 @@ const std::vector<RunSetting>& run_settings() {
         {"window", "--mask", &TrainConfig::window, 0, double(L::max_context)},
         {"stride", "--mask", &TrainConfig::stride, 0, double(L::max_context)},
         {"scaled", "--unscaled", &TrainConfig::scaled, 0, 0, false, false, true},
+        {"positions", "--positions", &TrainConfig::positions, 0, 0, false, false, true},
+        {"normalizer", "--normalizer", &TrainConfig::normalizer, 0, 0, false, false, true},
         {"dropout", "--dropout", &TrainConfig::dropout, 0, 1, false, true, true},
         {"word_tokens", "--tokens", &TrainConfig::word_tokens, 0, 0, false, false, true},  // --tokens words|chars
         {"lowercase", "--lowercase", &TrainConfig::lowercase, 0, 0, false, false, true},
@@ -99,6 +103,8 @@ std::string setting_text(const TrainConfig& c, const RunSetting& s) {
             const auto& v = c.*field;
             using V = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<V, bool>) return v ? "true" : "false";
+            else if constexpr (std::is_same_v<V, nn::PositionScheme>) return nn::position_scheme_name(v);
+            else if constexpr (std::is_same_v<V, nn::Normalizer>) return nn::normalizer_flag(v);
             else if constexpr (std::is_same_v<V, double>) return format_real(v);
             else return std::to_string(v);
         },
@@ -114,6 +120,14 @@ void set_setting(TrainConfig& c, const RunSetting& s, const std::string& text, c
             if constexpr (std::is_same_v<V, bool>) {
                 if (text != "true" && text != "false") throw bad();
                 v = text == "true";
+            } else if constexpr (std::is_same_v<V, nn::PositionScheme>) {
+                const auto p = nn::parse_position_scheme(text);
+                if (!p) throw bad();
+                v = *p;
+            } else if constexpr (std::is_same_v<V, nn::Normalizer>) {
+                const auto n = nn::parse_transformer_normalizer(text);
+                if (!n) throw bad();
+                v = *n;
             } else if constexpr (std::is_same_v<V, std::uint64_t>) {
                 const auto x = parse_uint64(text);
                 if (!x) throw bad();
@@ -136,7 +150,8 @@ void check_setting(const TrainConfig& c, const RunSetting& s, const std::string&
         [&](auto field) {
             const auto& v = c.*field;
             using V = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<V, bool> || std::is_same_v<V, std::uint64_t>) return true;
+            if constexpr (std::is_same_v<V, bool> || std::is_same_v<V, std::uint64_t> || std::is_same_v<V, nn::PositionScheme>) return true;
+            else if constexpr (std::is_same_v<V, nn::Normalizer>) return nn::transformer_normalizer(v);
             else return std::isfinite(double(v)) && in_range(s, double(v));
         },
         s.field);

@@ -29,8 +29,11 @@ namespace attnlab::lab {
 struct RunSetting {
     const char* key;   // "lr": metadata key and the name in messages
     const char* flag;  // "--lr": tinygpt train's flag; "" if it has none yet
-    std::variant<std::int64_t TrainConfig::*, double TrainConfig::*, std::uint64_t TrainConfig::*, bool TrainConfig::*> field;
-    double lo = 0, hi = 0;  // accepted values: [lo, hi], open at an end when lo_open / hi_open (bool, uint64: any)
+    std::variant<std::int64_t TrainConfig::*, double TrainConfig::*, std::uint64_t TrainConfig::*, bool TrainConfig::*,
+                 nn::PositionScheme TrainConfig::*, nn::Normalizer TrainConfig::*>
+        field;
+    double lo = 0, hi = 0;  // accepted values: [lo, hi], open at an end when lo_open / hi_open (bool, uint64: any;
+                            // a choice, the names its parser takes)
     bool lo_open = false, hi_open = false;
     bool since_v2 = false;  // added after the first run records: absent in older checkpoints, read as the default
 };

@@ -41,6 +41,7 @@ nn::TransformerConfig model_config(const TrainConfig& c, std::int64_t vocab_size
     mc.causal = info(c.task).next_token && c.causal_mask;
     mc.window = c.window, mc.stride = c.stride;
     mc.scaled = c.scaled, mc.dropout = c.dropout;
+    mc.positions = c.positions, mc.normalizer = c.normalizer;
     mc.qkv_only = c.task == Task::qkv_head;
     return mc;
 }

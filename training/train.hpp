@@ -76,6 +76,8 @@ struct TrainConfig {
     bool causal_mask = true;       // next-token tasks only: false trains without the mask (it cheats)
     std::int64_t window = 0, stride = 0;  // custom attention masks (see TransformerConfig)
     bool scaled = true;            // false: unscaled scores q·k (no 1/√d_k)
+    nn::PositionScheme positions = nn::PositionScheme::learned;  // learned table, sinusoidal or none
+    nn::Normalizer normalizer = nn::Normalizer::softmax();        // softmax or sparsemax
     double dropout = 0;            // on attention weights and residual branches, training steps only;
                                    // it draws from the data stream, so a resumed run drops the same units
     double mask_prob = 0.15;       // masked-token tasks: share of words hidden

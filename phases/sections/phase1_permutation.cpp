@@ -18,7 +18,7 @@ EncoderRun run_encoder(nn::Transformer& model, const std::vector<std::int64_t>& 
     NoGradGuard no_grad;
     const std::int64_t T = static_cast<std::int64_t>(ids.size());
     Tensor x = model.tok_emb.forward(from_vector(ids, {1, T}));  // (1, T, d_model)
-    if (positions) x = x + model.pos_emb.forward(arange(T));
+    if (positions) x = x + model.position_vectors(0, T);  // pos_emb, or the sinusoidal encoding
     const nn::Mask mask = model.attention_mask(T, T);
     const std::vector<Tensor> layers = lab::recorded_attention(model, [&] {
         for (auto& block : model.blocks) x = block->forward(x, mask);

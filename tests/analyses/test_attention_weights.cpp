@@ -21,7 +21,7 @@ nn::TransformerConfig tiny() {
 std::vector<std::vector<std::vector<double>>> by_hand(nn::Transformer& m, const std::vector<std::int64_t>& ids) {
     NoGradGuard no_grad;
     const std::int64_t T = static_cast<std::int64_t>(ids.size()), H = m.config().n_heads, dk = m.config().d_model / H;
-    const Tensor x = m.tok_emb.forward(from_vector(ids, {T})) + m.pos_emb.forward(arange(T));  // [T, d_model]
+    const Tensor x = m.tok_emb.forward(from_vector(ids, {T})) + m.pos_emb->forward(arange(T));  // [T, d_model]
     const Tensor h = m.blocks[0]->ln1.forward(x);
     const Tensor q = m.blocks[0]->attn.w_q.forward(h).to(kFloat64), k = m.blocks[0]->attn.w_k.forward(h).to(kFloat64);
     std::vector<std::vector<std::vector<double>>> w(H, std::vector<std::vector<double>>(T, std::vector<double>(T, 0.0)));

@@ -45,10 +45,14 @@ def f32(values):
     return struct.pack("<%df" % len(values), *values)
 
 
-def checkpoint(d_model=4, n_heads=2, n_layers=1, vocab=("<pad>", "a", "b"), context=2, step=None):
-    """A tiny attnlab checkpoint (nn/checkpoint.cpp's names and metadata)."""
+def checkpoint(d_model=4, n_heads=2, n_layers=1, vocab=("<pad>", "a", "b"), context=2, step=None, positions=None,
+               normalizer=None):
+    """A tiny attnlab checkpoint (nn/checkpoint.cpp's names and metadata). positions and normalizer
+    absent: a file from before they could be chosen (learned, softmax)."""
     V, d, h = len(vocab), d_model, 4 * d_model
-    shapes = [("tok_emb.weight", [V, d]), ("pos_emb.weight", [context, d])]
+    shapes = [("tok_emb.weight", [V, d])]
+    if positions in (None, "learned"):  # sinusoidal and none have no table
+        shapes.append(("pos_emb.weight", [context, d]))
     for b in range(n_layers):
         p = "blocks.%d." % b
         shapes += [(p + "ln1.weight", [d]), (p + "ln1.bias", [d])]
@@ -70,6 +74,10 @@ def checkpoint(d_model=4, n_heads=2, n_layers=1, vocab=("<pad>", "a", "b"), cont
             "vocab_size": str(V), "d_model": str(d), "n_heads": str(n_heads), "n_layers": str(n_layers),
             "context": str(context), "causal": "true", "window": "0", "stride": "0",
             "vocab": json.dumps(list(vocab), separators=(",", ":"))}
+    if positions is not None:
+        meta["positions"] = positions
+    if normalizer is not None:
+        meta["normalizer"] = normalizer
     if step is not None:
         meta["step"] = str(step)
         for i in range(4):
@@ -91,6 +99,7 @@ put("corpus", "safetensors", "empty.safetensors", safetensors([]))
 
 put("corpus", "checkpoint", "tiny.safetensors", checkpoint())
 put("corpus", "checkpoint", "tiny_step.safetensors", checkpoint(n_heads=1, vocab=("<pad>", "x"), context=3, step=5))
+put("corpus", "checkpoint", "tiny_sinusoidal_sparsemax.safetensors", checkpoint(positions="sinusoidal", normalizer="sparsemax"))
 
 put("corpus", "json", "metrics.json", '{\n  "phase": 1,\n  "loss": 0.125,\n  "seeds": [1, 2, 3],\n  "ok": true\n}\n')
 put("corpus", "json", "strings.json", '["caf\\u00e9", "\\ud83d\\ude00", "tab\\t", "", null, false]')

@@ -219,3 +219,42 @@ TEST_CASE("every field is checked: booleans, the vocabulary, the optimizer's buf
     CHECK(bare.optimizer_state.empty());
     CHECK(load_checkpoint(trained_checkpoint()).optimizer_state.size() == 2 * bare.model->named_parameters().size());
 }
+
+TEST_CASE("the position scheme and the normalizer round-trip, and a bad value is named", "[nn][checkpoint][positions]") {
+    for (PositionScheme p : {PositionScheme::learned, PositionScheme::sinusoidal, PositionScheme::none})
+        for (Normalizer n : {Normalizer::softmax(), Normalizer::sparsemax()}) {
+            INFO(position_scheme_name(p) << " " << n.name());
+            const TransformerConfig c{.vocab_size = 7, .d_model = 8, .n_heads = 2, .n_layers = 1, .context = 6,
+                                      .positions = p, .normalizer = n};
+            Transformer model(c, 2);
+            // parameter_specs knows which schemes have a pos_emb table
+            const auto spec = parameter_specs(c);
+            const auto real = model.named_parameters();
+            REQUIRE(spec.size() == real.size());
+            for (std::size_t i = 0; i < spec.size(); ++i) CHECK(spec[i].name == real[i].name);
+            CHECK(parameter_count(c) == model.parameter_count());
+            save_checkpoint(tmp("knobs.safetensors"), model, {"causal", {"a", "b", "c", "d", "e", "f", "g"}, {}});
+            const SafetensorsFile f = load_safetensors(tmp("knobs.safetensors"));
+            CHECK(f.metadata.at("positions") == position_scheme_name(p));
+            CHECK(f.metadata.at("normalizer") == n.name());
+            const LoadedCheckpoint back = load_checkpoint(tmp("knobs.safetensors"));
+            CHECK(back.model->config().positions == p);
+            CHECK(back.model->config().normalizer == n);
+            const Tensor ids = from_vector<std::int64_t>({1, 4, 2, 6}, {1, 4});
+            CHECK(bit_identical(back.model->forward(ids), model.forward(ids)));
+        }
+    // Absent (a file from before the choice): learned, softmax.
+    const LoadedCheckpoint old = load_checkpoint(rewritten("old.safetensors", {{"positions", ""}, {"normalizer", ""}}));
+    CHECK(old.model->config().positions == PositionScheme::learned);
+    CHECK(old.model->config().normalizer == Normalizer::softmax());
+    CHECK_THROWS_WITH(load_checkpoint(rewritten("bad_positions.safetensors", {{"positions", "rotary"}})),
+                      Catch::Contains("bad_positions.safetensors': metadata 'positions' is 'rotary', not learned, sinusoidal or none"));
+    CHECK_THROWS_WITH(load_checkpoint(rewritten("bad_normalizer.safetensors", {{"normalizer", "topk:2"}})),
+                      Catch::Contains("bad_normalizer.safetensors': metadata 'normalizer' is 'topk:2', not softmax or sparsemax"));
+    // A learned model's file relabelled sinusoidal holds a pos_emb the scheme does not have.
+    CHECK_THROWS_WITH(load_checkpoint(rewritten("relabelled.safetensors", {{"positions", "sinusoidal"}})),
+                      Catch::Contains("tensor 'pos_emb.weight' is not a parameter"));
+    // The limits: an odd width cannot hold (sin, cos) pairs.
+    TransformerConfig odd{.vocab_size = 5, .d_model = 9, .n_heads = 3, .n_layers = 1, .context = 4, .positions = PositionScheme::sinusoidal};
+    CHECK_THROWS_WITH(check_limits(odd, "t"), Catch::Contains("t: sinusoidal positions need an even d_model") && Catch::Contains("9"));
+}

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <regex>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 #include "training/train.hpp"
@@ -226,6 +227,22 @@ TEST_CASE("--sentence and --checkpoint: an unknown word lists the nearest known 
                    "--sentence", "the cat sat", "the model reads at most");
     check_rejected("phase4_causal", {"--checkpoint", fixture().ckpt("multi_head_model")}, "--checkpoint", "multi_head_model",
                    "causal model");
+}
+
+TEST_CASE("phases 1 and 2 rebuild softmax attention by hand: they refuse a sparsemax or position-free model",
+          "[phases][cli][positions]") {
+    for (const auto& [task, positions, normalizer, says] :
+         std::vector<std::tuple<lab::Task, nn::PositionScheme, nn::Normalizer, std::string>>{
+             {lab::Task::single_head, nn::PositionScheme::learned, nn::Normalizer::sparsemax(), "normalizer 'sparsemax'"},
+             {lab::Task::single_head, nn::PositionScheme::none, nn::Normalizer::softmax(), "positions 'none'"},
+             {lab::Task::multi_head, nn::PositionScheme::sinusoidal, nn::Normalizer::sparsemax(), "normalizes with sparsemax"}}) {
+        lab::TrainConfig c = lab::standard_config(task);
+        c.positions = positions, c.normalizer = normalizer;
+        const std::string name = std::string("knob_") + nn::position_scheme_name(positions) + "_" + normalizer.name() + ".safetensors";
+        const std::string ck = train_tiny(c, fixture().out(name), task == lab::Task::single_head ? 1 : 2);
+        check_rejected(task == lab::Task::single_head ? "phase1_single_head" : "phase2_multi_head", {"--checkpoint", ck},
+                       "--checkpoint", name, says);
+    }
 }
 
 TEST_CASE("phase 1 runs on the learner's sentence, checkpoint, seed, d_k list and steps", "[phases][cli][phase1]") {

@@ -690,3 +690,12 @@ TEST_CASE("tinygpt generate --slide goes past the context; --top-p samples a nuc
         {"--slide takes no value", {"generate", "--checkpoint", ck, "--prompt", "the", "--slide", "yes"}, 2, "--slide is a switch"},
     });
 }
+
+TEST_CASE("a word model's vocabulary shorter than its special tokens is named, not read past its end", "[tools][tinygpt][cli]") {
+    // The fuzz seed: a causal checkpoint whose vocabulary is <pad>, a, b (no <bos>, <eos>, [MASK]).
+    const std::string ck = std::string(ATTNLAB_SOURCE_DIR) + "/tests/fuzz/corpus/checkpoint/tiny.safetensors";
+    run_cases({
+        {"eval", {"eval", "--checkpoint", ck, "--prompt", "a b"}, 1, "opens with 4 special tokens and then its words; this one has 3 entries"},
+        {"generate", {"generate", "--checkpoint", ck, "--prompt", "a"}, 1, "this one has 3 entries"},
+    });
+}

@@ -86,6 +86,11 @@ std::vector<std::int64_t> encode_prompt(const nn::LoadedCheckpoint& ck, const st
             throw ValueError(source + " '" + prompt + "': " + e.what() + " of the checkpoint");
         }
     }
+    // A word model's vocabulary opens with the four specials (<pad>, <bos>, <eos>, [MASK]); a file
+    // whose vocabulary is shorter holds no words to read a prompt with.
+    if (static_cast<std::int64_t>(ck.info.vocab.size()) <= data::Vocab::kFirstWord)
+        throw ValueError("--checkpoint: a word model's vocabulary opens with " + std::to_string(data::Vocab::kFirstWord) +
+                         " special tokens and then its words; this one has " + std::to_string(ck.info.vocab.size()) + " entries");
     std::vector<std::string> words(ck.info.vocab.begin() + data::Vocab::kFirstWord, ck.info.vocab.end());
     const data::WordTokenizer tokenizer(data::Vocab(words), lab::word_rules(ck, "--checkpoint"));
     // Grammar rows open with <bos>; a corpus's words are one stream without it.

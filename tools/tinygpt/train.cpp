@@ -62,6 +62,12 @@ void declare_train(lab::Options& o) {
                            "model then sees the answer), local:W (|i-j| <= W) or strided:S (i-j divisible by S); "
                            "local and strided keep the causal mask of next-token models");
     o.add_switch("unscaled", "scores q.k without the 1/sqrt(d_k) (phase 1's experiment, trained)");
+    o.add("positions", "P", standard(Task::causal, "--positions"),
+          "how tokens know where they sit: learned (a trained table, pos_emb), sinusoidal (the fixed sin/cos encoding, "
+          "even --d-model) or none (a causal model still sees order through its mask)");
+    o.add("normalizer", "NAME", standard(Task::causal, "--normalizer"),
+          "what turns scores into attention weights: softmax, or sparsemax (exact zeros; it runs the composed "
+          "attention, never the fused kernel)");
     o.add("dropout", "P", standard(Task::causal, "--dropout"), "drop attention weights and residual branches with probability P in [0, 1) in training "
                                "steps (evaluation never drops)");
     o.add("eval-every", "N", standard(Task::causal, "--eval-every"), "validate and write the checkpoint every N steps");
