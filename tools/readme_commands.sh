@@ -22,6 +22,7 @@ while IFS= read -r cmd; do
   run="${run//--checkpoint mine/--checkpoint $tmp}"  # a checkpoint an earlier line trained
   run="${run//--show mine/--show $tmp}"
   run="${run//--resume mine/--resume $tmp}"
+  run="${run//--compare-checkpoint mine/--compare-checkpoint $tmp}"
   echo "== $run"
   if eval "$run" > "$tmp/log" 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); tail -20 "$tmp/log"; fi
 done <<< "$commands"
