@@ -64,6 +64,12 @@ def main():
     rounds = len(glob.glob(os.path.join(directory, "attnlab_t1_r*.json")))
     print(f"\nCPU: {cpu}; {rounds} interleaved round(s), medians in ms; "
           "PyTorch with OPENBLAS_CORETYPE=SkylakeX (2 threads: OMP_WAIT_POLICY=PASSIVE)")
+    # The peer names the PyTorch and the BLAS library it loaded: a slow BLAS is a slow peer.
+    for path in sorted(glob.glob(os.path.join(directory, "torch_t1_r*.json")))[:1]:
+        with open(path) as f:
+            info = json.load(f).get("info", {})
+        print(f"PyTorch {info.get('torch', '?')}, BLAS {info.get('blas', '?')}, "
+              f"CPU capability {info.get('cpu_capability', '?')}")
     cols = ["workload", "attnlab 1t", "attnlab 2t", "2t speed-up", "torch 1t", "torch 2t", "torch best / attnlab best"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
