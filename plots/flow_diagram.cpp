@@ -145,12 +145,36 @@ Figure flow_diagram(const std::vector<FlowBox>& boxes, const std::vector<FlowEdg
         for (std::size_t k = 0; k < in.size(); ++k) end_at[in[k]] = pi[k];
     }
 
+    // Tracks: arrows that bend in the gap before one stage each run across it on a track of
+    // their own, unless their runs across do not overlap, so no two arrows share a segment.
+    // Greedy interval colouring, runs in order of where they start.
+    std::vector<int> track(edges.size(), 0), tracks(columns, 0);
+    for (int c = 0; c < columns; ++c) {
+        std::vector<std::size_t> bent;
+        for (std::size_t e = 0; e < edges.size(); ++e)
+            if (boxes[by_id[edges[e].to]].column == c && std::abs(start_at[e] - end_at[e]) > 0.5) bent.push_back(e);
+        auto lo = [&](std::size_t e) { return std::min(start_at[e], end_at[e]); };
+        auto hi = [&](std::size_t e) { return std::max(start_at[e], end_at[e]); };
+        std::stable_sort(bent.begin(), bent.end(), [&](std::size_t x, std::size_t y) { return lo(x) < lo(y); });
+        std::vector<double> track_end;  // where each track's last run ends
+        for (std::size_t e : bent) {
+            std::size_t t = 0;
+            while (t < track_end.size() && track_end[t] + 3 >= lo(e)) ++t;
+            if (t == track_end.size()) track_end.push_back(0);
+            track_end[t] = hi(e), track[e] = static_cast<int>(t);
+        }
+        tracks[c] = static_cast<int>(track_end.size());
+    }
+
     for (std::size_t e = 0; e < edges.size(); ++e) {
         const Box& from = placed[by_id[edges[e].from]].rect;
         const Box& to = placed[by_id[edges[e].to]].rect;
         int target = boxes[by_id[edges[e].to]].column;
-        // The channel: a line across the flow in the middle of the gap before the target's stage.
-        double channel = std::round((down ? top : left) + stage_at[target] - gap_before[target] / 2);
+        // The channel: a line across the flow in the middle of the gap before the target's stage,
+        // moved to the arrow's track (tracks at most 8 px apart, all within the gap's middle half).
+        const double spacing = std::min(8.0, gap_before[target] / 2 / std::max(1, tracks[target]));
+        double channel = std::round((down ? top : left) + stage_at[target] - gap_before[target] / 2 +
+                                    (track[e] - (tracks[target] - 1) / 2.0) * spacing);
         const Point a = down ? Point{start_at[e], from.bottom()} : Point{from.right(), start_at[e]};
         const Point b = down ? Point{end_at[e], to.y} : Point{to.x, end_at[e]};
         std::vector<Point> pts = {a};
