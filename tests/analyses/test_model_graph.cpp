@@ -155,6 +155,21 @@ TEST_CASE("the drawn module graph: no box overlaps another and no arrow runs thr
                     CHECK_FALSE((std::max(p.x, q.x) > b.x && std::min(p.x, q.x) < b.right() &&
                                  std::max(p.y, q.y) > b.y && std::min(p.y, q.y) < b.bottom()));
             }
+        // no two arrows share a stretch of line: where two segments lie on one line, their
+        // extents along it meet at most in a point
+        auto overlap = [](plots::Point p, plots::Point q, plots::Point r, plots::Point t) {
+            if (p.x == q.x && r.x == t.x && p.x == r.x)
+                return std::min(std::max(p.y, q.y), std::max(r.y, t.y)) - std::max(std::min(p.y, q.y), std::min(r.y, t.y)) > 0.5;
+            if (p.y == q.y && r.y == t.y && p.y == r.y)
+                return std::min(std::max(p.x, q.x), std::max(r.x, t.x)) - std::max(std::min(p.x, q.x), std::min(r.x, t.x)) > 0.5;
+            return false;
+        };
+        for (std::size_t i = 0; i < arrows.size(); ++i)
+            for (std::size_t j = i + 1; j < arrows.size(); ++j)
+                for (std::size_t s = 0; s + 1 < arrows[i]->points.size(); ++s)
+                    for (std::size_t u = 0; u + 1 < arrows[j]->points.size(); ++u)
+                        CHECK_FALSE(overlap(arrows[i]->points[s], arrows[i]->points[s + 1], arrows[j]->points[u],
+                                            arrows[j]->points[u + 1]));
     }
 }
 
