@@ -6,8 +6,9 @@
 // Backward, with ĝ = g ⊙ w:
 //   dx = r · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))      (the normalisation's Jacobian, per row)
 //   dw = Σ_rows g ⊙ x̂,   db = Σ_rows g
-// The composed version needs ~10 ops forward and ~25 backward; the fused one reads
-// each row twice forward and twice backward (a third of a toy training step saved).
+// The composed version needs ~10 ops forward and ~25 backward; the fused one makes one pass
+// over the rows forward and two backward, one for dx and one for dw and db (a third of a toy
+// training step saved).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "autograd/node.hpp"
 #include "nn/layers.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab::nn {
 
@@ -87,22 +89,27 @@ static void normalise_row(std::int64_t d, const T* __restrict row, const T* __re
     for (std::int64_t j = 0; j < d; ++j) y[j] = static_cast<T>((row[j] - m) * inv) * w[j] + b[j];
 }
 
-// One row, backward: adds the row's share of dw and db, writes its dx (formulas above).
-// Written as a function for the same reason as normalise_row: as a loop inside the
-// dispatch lambda it had too many possible aliases (ten pointers) and stayed scalar.
+// One row, backward: its dx (formulas above). Written as a function for the same reason as
+// normalise_row: as a loop inside the dispatch lambda it had too many possible aliases and
+// stayed scalar.
 template <typename T>
 static void normalise_row_backward(std::int64_t d, const T* __restrict row, const T* __restrict grow,
-                                   const T* __restrict w, double m, double rs, T* __restrict dx, T* __restrict dw,
-                                   T* __restrict db) {
+                                   const T* __restrict w, double m, double rs, T* __restrict dx) {
     auto xhat = [&](std::int64_t j) { return (row[j] - m) * rs; };
     const double mean_gh =
         lane_sum(d, [&](std::int64_t j) { return static_cast<double>(grow[j] * w[j]); }) / static_cast<double>(d);  // mean(ĝ)
     const double mean_ghx =
         lane_sum(d, [&](std::int64_t j) { return grow[j] * w[j] * xhat(j); }) / static_cast<double>(d);  // mean(ĝ ⊙ x̂)
-    for (std::int64_t j = 0; j < d; ++j) {
-        dw[j] += static_cast<T>(grow[j] * xhat(j));
+    for (std::int64_t j = 0; j < d; ++j) dx[j] = static_cast<T>(rs * (grow[j] * w[j] - mean_gh - xhat(j) * mean_ghx));
+}
+
+// One row's share of dw and db over `width` columns: dw += g ⊙ x̂, db += g.
+template <typename T>
+static void add_row_to_column_sums(std::int64_t width, const T* __restrict row, const T* __restrict grow, double m,
+                                   double rs, T* __restrict dw, T* __restrict db) {
+    for (std::int64_t j = 0; j < width; ++j) {
+        dw[j] += static_cast<T>(grow[j] * ((row[j] - m) * rs));
         db[j] += grow[j];
-        dx[j] = static_cast<T>(rs * (grow[j] * w[j] - mean_gh - xhat(j) * mean_ghx));
     }
 }
 
@@ -127,31 +134,35 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         // bits); side by side, the rows' chains of dependent additions overlap, where one
         // row's chain mean -> variance -> 1/σ -> output leaves the core waiting
         // (bench_workloads' kernel_layer_norm_16x32x64 times forward + backward).
-        constexpr std::int64_t kBlock = 8;
-        double m[kBlock], inv[kBlock];
+        // Threads take whole rows (parallel_for_elements), so a row's bits do not depend on
+        // how many there are.
         const MeanOf mean_of(d);
-        for (std::int64_t r0 = 0; r0 < rows; r0 += kBlock) {
-            const std::int64_t n = std::min(kBlock, rows - r0);
-            const T* block = px + r0 * d;
-            // pass 1: mean; pass 2: variance about it (two-pass: no cancellation)
-            for (std::int64_t i = 0; i < n; ++i) {
-                const T* row = block + i * d;
-                if constexpr (std::is_same_v<T, float>) m[i] = mean_of(float_row_sum<false>(d, row, 0));
-                else m[i] = mean_of(lane_sum(d, [&](std::int64_t j) { return static_cast<double>(row[j]); }));
+        parallel_for_elements(rows, d, [&](std::int64_t first, std::int64_t last) {
+            constexpr std::int64_t kBlock = 8;
+            double m[kBlock], inv[kBlock];
+            for (std::int64_t r0 = first; r0 < last; r0 += kBlock) {
+                const std::int64_t n = std::min(kBlock, last - r0);
+                const T* block = px + r0 * d;
+                // pass 1: mean; pass 2: variance about it (two-pass: no cancellation)
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const T* row = block + i * d;
+                    if constexpr (std::is_same_v<T, float>) m[i] = mean_of(float_row_sum<false>(d, row, 0));
+                    else m[i] = mean_of(lane_sum(d, [&](std::int64_t j) { return static_cast<double>(row[j]); }));
+                }
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const T* row = block + i * d;
+                    const double mi = m[i];
+                    double ss;
+                    if constexpr (std::is_same_v<T, float>) ss = float_row_sum<true>(d, row, mi);
+                    else ss = lane_sum(d, [&](std::int64_t j) { return (row[j] - mi) * (row[j] - mi); });
+                    inv[i] = 1.0 / std::sqrt(mean_of(ss) + eps);
+                }
+                for (std::int64_t i = 0; i < n; ++i) {
+                    if (want_grad) pm[r0 + i] = static_cast<T>(m[i]), pr[r0 + i] = static_cast<T>(inv[i]);
+                    normalise_row(d, block + i * d, pw, pb, m[i], inv[i], py + (r0 + i) * d);
+                }
             }
-            for (std::int64_t i = 0; i < n; ++i) {
-                const T* row = block + i * d;
-                const double mi = m[i];
-                double ss;
-                if constexpr (std::is_same_v<T, float>) ss = float_row_sum<true>(d, row, mi);
-                else ss = lane_sum(d, [&](std::int64_t j) { return (row[j] - mi) * (row[j] - mi); });
-                inv[i] = 1.0 / std::sqrt(mean_of(ss) + eps);
-            }
-            for (std::int64_t i = 0; i < n; ++i) {
-                if (want_grad) pm[r0 + i] = static_cast<T>(m[i]), pr[r0 + i] = static_cast<T>(inv[i]);
-                normalise_row(d, block + i * d, pw, pb, m[i], inv[i], py + (r0 + i) * d);
-            }
-        }
+        });
     });
     record(y, "layer_norm", {x, weight, bias}, [xc, wc, mu, rstd, d, rows, shape = x.shape()](const Tensor& g) -> Grads {
         Tensor gc = contiguous(g);
@@ -160,10 +171,21 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
             const T *px = xc.const_data_ptr<T>(), *pg = gc.const_data_ptr<T>(), *pw = wc.const_data_ptr<T>();
             const T *pm = mu.const_data_ptr<T>(), *pr = rstd.const_data_ptr<T>();
             T *pdx = dx.data_ptr<T>(), *pdw = dw.data_ptr<T>(), *pdb = db.data_ptr<T>();
-            for (std::int64_t r = 0; r < rows; ++r) {
-                normalise_row_backward(d, px + r * d, pg + r * d, pw, static_cast<double>(pm[r]),
-                                       static_cast<double>(pr[r]), pdx + r * d, pdw, pdb);
-            }
+            // dx row by row; dw and db column by column, each column's sum in row order. Threads
+            // split the rows for dx and the columns for the sums, so no sum is split and the bits
+            // are the same on any thread count.
+            parallel_for_elements(rows, d, [&](std::int64_t first, std::int64_t last) {
+                for (std::int64_t r = first; r < last; ++r)
+                    normalise_row_backward(d, px + r * d, pg + r * d, pw, static_cast<double>(pm[r]),
+                                           static_cast<double>(pr[r]), pdx + r * d);
+            });
+            constexpr std::int64_t kColumnBlock = 16;  // one vector of floats
+            parallel_for_elements((d + kColumnBlock - 1) / kColumnBlock, rows * kColumnBlock, [&](std::int64_t lo, std::int64_t hi) {
+                const std::int64_t c0 = lo * kColumnBlock, c1 = std::min(d, hi * kColumnBlock);
+                for (std::int64_t r = 0; r < rows; ++r)
+                    add_row_to_column_sums(c1 - c0, px + r * d + c0, pg + r * d + c0, static_cast<double>(pm[r]),
+                                           static_cast<double>(pr[r]), pdw + c0, pdb + c0);
+            });
         });
         return {dx, dw, db};
     });

@@ -109,17 +109,32 @@ void Adam::update(float* w, const float* g, float* m, float* v, std::int64_t n) 
 void Adam::step() {
     NoGradGuard no_grad;
     ++steps_;
+    std::vector<AdamSlot> slots;  // the parameters with a gradient, for the fast path
     for (std::size_t i = 0; i < params_.size(); ++i) {
         const Tensor& p = params_[i].tensor;
         if (!p.grad().defined()) continue;
         float* m = buffer("exp_avg", i).data_ptr<float>();
         float* v = buffer("exp_avg_sq", i).data_ptr<float>();
         if (reference_mode()) update(p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel());
-        else adam_update_fast(*this, p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel());  // fast path: see nn/optim_fast.cpp; update() is what it computes
+        else slots.push_back({p.data_ptr<float>(), p.grad().data_ptr<float>(), m, v, p.numel()});
     }
+    adam_update_fast(*this, slots);  // fast path: see nn/optim_fast.cpp; update() is what it computes
 }
 
 double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
+    if (!reference_mode()) {
+        // fast path (contiguous float32 gradients): see nn/optim_fast.cpp; the loops below are what it computes
+        std::vector<float*> grads;
+        std::vector<std::int64_t> sizes;
+        bool all_float = true;
+        for (const Tensor& p : params) {
+            if (!p.grad().defined()) continue;
+            all_float = all_float && p.grad().dtype() == kFloat32 && p.grad().is_contiguous();
+            if (!all_float) break;
+            grads.push_back(p.grad().data_ptr<float>()), sizes.push_back(p.grad().numel());
+        }
+        if (all_float) return clip_grad_norm_fast(grads, sizes, max_norm);
+    }
     // Each gradient is read in place (a leaf's is contiguous), not copied out, and summed
     // in double in element order; float32 or float64 alike.
     double total = 0;

@@ -1,13 +1,44 @@
-// optim_fast.cpp — Adam's update vectorised: the fast path of Adam::step (nn/optim.cpp),
-// whose Adam::update is the same formula as one plain loop.
+// optim_fast.cpp — Adam's update and the gradient clip, vectorised and spread over threads:
+// the fast paths of Adam::step and clip_grad_norm (nn/optim.cpp), whose plain loops
+// (Adam::update, clip_grad_norm's reference branch) are the formulas they compute.
 #include <cmath>
+#include <cstring>
 
 #include "nn/optim_fast.hpp"
+#include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
 
 namespace attnlab::nn {
 
 namespace {
+
+// The unit of work both fast paths share out: elements [lo, hi) of parameter `param`.
+// Parameters are cut at every kSegment elements, so the cut depends on their sizes alone,
+// never on the thread count. 16K floats (64 KiB) is small enough that W7's 0.8 M
+// parameters give the threads some fifty pieces to balance, large enough that a piece
+// outweighs its bookkeeping.
+constexpr std::int64_t kSegment = 16384;
+
+struct Segment {
+    std::size_t param;
+    std::int64_t lo, hi;
+};
+
+std::vector<Segment> segments(std::span<const std::int64_t> sizes) {
+    std::vector<Segment> out;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        for (std::int64_t lo = 0; lo < sizes[i]; lo += kSegment) out.push_back({i, lo, std::min(sizes[i], lo + kSegment)});
+    return out;
+}
+
+// body(segment) for every segment, the segments spread over threads once each thread's
+// share holds kMinElementsPerChunk elements (tensor/parallel.hpp).
+template <typename Body>
+void for_each_segment(const std::vector<Segment>& segs, Body&& body) {
+    parallel_for_elements(static_cast<std::int64_t>(segs.size()), kSegment, [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t s = lo; s < hi; ++s) body(segs[static_cast<std::size_t>(s)]);
+    });
+}
 
 struct AdamConstants {
     float step_size, inv_sqrt_bc2, b1, b2, e, decay, shrink;
@@ -43,17 +74,65 @@ void adam_update(float* __restrict w, const float* __restrict g, float* __restri
     for (; j < n; ++j) adam_element<kDecoupled, float>(w[j], g[j], m[j], v[j], c, [](float x) { return std::sqrt(x); });
 }
 
+// Σ g_j² over n floats in double: eight partial sums (lane l takes j ≡ l mod 8) in one
+// vector of doubles, the tail into a ninth, added up in a fixed order at the end.
+typedef double Lanes __attribute__((vector_size(8 * sizeof(double))));
+typedef float FloatLanes __attribute__((vector_size(8 * sizeof(float))));
+
+double sum_of_squares(const float* g, std::int64_t n) {
+    Lanes lane = {};
+    std::int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        FloatLanes f;
+        std::memcpy(&f, g + j, sizeof f);
+        const Lanes x = __builtin_convertvector(f, Lanes);
+        lane += x * x;
+    }
+    double s = 0;
+    for (; j < n; ++j) s += static_cast<double>(g[j]) * static_cast<double>(g[j]);
+    for (int l = 0; l < 8; ++l) s += lane[l];
+    return s;
+}
+
+// g *= coef, in the same float arithmetic as clip_grad_norm's reference loop.
+void scale(float* __restrict g, std::int64_t n, float coef) {
+    for (std::int64_t j = 0; j < n; ++j) g[j] *= coef;
+}
+
 }  // namespace
 
-void adam_update_fast(const Adam& opt, float* w, const float* g, float* m, float* v, std::int64_t n) {
+void adam_update_fast(const Adam& opt, std::span<const AdamSlot> slots) {
     const double bc1 = 1 - std::pow(opt.beta1, static_cast<double>(opt.steps()));
     const double bc2 = 1 - std::pow(opt.beta2, static_cast<double>(opt.steps()));
     const float step_size = static_cast<float>(opt.lr / bc1), inv_sqrt_bc2 = static_cast<float>(1 / std::sqrt(bc2));
     const float b1 = static_cast<float>(opt.beta1), b2 = static_cast<float>(opt.beta2), e = static_cast<float>(opt.eps);
     const float decay = static_cast<float>(opt.weight_decay), shrink = static_cast<float>(1 - opt.lr * opt.weight_decay);
     const AdamConstants c{step_size, inv_sqrt_bc2, b1, b2, e, decay, shrink};
-    if (opt.decoupled) adam_update<true>(w, g, m, v, n, c);
-    else adam_update<false>(w, g, m, v, n, c);
+    std::vector<std::int64_t> sizes;
+    for (const AdamSlot& s : slots) sizes.push_back(s.n);
+    for_each_segment(segments(sizes), [&](const Segment& seg) {
+        const AdamSlot& s = slots[seg.param];
+        const std::int64_t n = seg.hi - seg.lo;
+        if (opt.decoupled) adam_update<true>(s.w + seg.lo, s.g + seg.lo, s.m + seg.lo, s.v + seg.lo, n, c);
+        else adam_update<false>(s.w + seg.lo, s.g + seg.lo, s.m + seg.lo, s.v + seg.lo, n, c);
+    });
+}
+
+double clip_grad_norm_fast(std::span<float* const> grads, std::span<const std::int64_t> sizes, double max_norm) {
+    const std::vector<Segment> segs = segments(sizes);
+    std::vector<double> partial(segs.size());
+    for_each_segment(segs, [&](const Segment& seg) {
+        partial[static_cast<std::size_t>(&seg - segs.data())] = sum_of_squares(grads[seg.param] + seg.lo, seg.hi - seg.lo);
+    });
+    double total = 0;
+    for (const double p : partial) total += p;
+    total = std::sqrt(total);
+    const double coef = max_norm / (total + 1e-6);  // torch's epsilon, so a zero gradient is left alone
+    if (coef < 1)
+        for_each_segment(segs, [&](const Segment& seg) {
+            scale(grads[seg.param] + seg.lo, seg.hi - seg.lo, static_cast<float>(coef));
+        });
+    return total;
 }
 
 }  // namespace attnlab::nn

@@ -122,11 +122,16 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                          (bias.defined() ? bias.shape().str() : std::string("none")) +
                          " (weight [out, in] with in = the input's last dim; bias [out], the weight's dtype)");
     if (!bias.defined()) return matmul(x, weight.mT());  // Wᵀ is a view: read with swapped strides
-    // The formula as two ops on the tape: whenever there is a gradient to record or an op to
-    // trace, and in reference mode.
-    if (reference_mode() || needs_grad({x, weight, bias}) || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype())
+    // The formula as two ops on the tape: in reference mode, and whenever an op trace lists
+    // the ops as composed here.
+    if (reference_mode() || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype())
         return matmul(x, weight.mT()) + bias;
-    return detail::linear_fast(x, weight, bias);  // fast path (inference): see tensor/matmul_fast.cpp; the line above is what it computes
+    // fast path: see tensor/matmul_fast.cpp; the line above is what it computes, forward and backward
+    if (needs_grad({x, weight, bias})) {
+        if (!x.is_contiguous()) return matmul(x, weight.mT()) + bias;  // a view (a KV cache's step): the formula's two ops
+        return detail::linear_fast_recorded(x, weight, bias);
+    }
+    return detail::linear_fast(x, weight, bias);
 }
 
 }  // namespace attnlab

@@ -107,4 +107,17 @@ Tensor linear_fast(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     return out;
 }
 
+Tensor linear_fast_recorded(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+    Tensor y = linear_fast(x, weight, bias);
+    record(y, "linear", {x, weight, bias}, [x, weight, bias_shape = bias.shape()](const Tensor& g) -> Grads {
+        // The add's backward hands g to the product unchanged and sums it to the bias's
+        // shape; the product's backward (matmul_backward) multiplies g by W for x and, for
+        // the column-major Wᵀ, makes W's gradient as gᵀ·x over all rows.
+        Tensor dx = x.requires_grad() ? matmul(g, weight) : Tensor();
+        Tensor dw = weight.requires_grad() ? matmul(flatten(g, 0, -2).mT(), flatten(x, 0, -2)) : Tensor();
+        return {dx, dw, sum_to(g, bias_shape)};
+    });
+    return y;
+}
+
 }  // namespace attnlab::detail

@@ -97,10 +97,12 @@ private:
 void parallel_for(int64_t begin, int64_t end, int64_t grain, ChunkBody body);
 
 // The least work one chunk of an elementwise kernel (add, exp, a strided copy) should
-// carry, in elements. Such kernels move memory rather than compute: 64K floats is 256 KB
-// read and 256 KB written, some tens of microseconds of memory traffic, far above a
-// spinning worker's hand-off (about a microsecond).
-inline constexpr int64_t kMinElementsPerChunk = int64_t{1} << 16;
+// carry, in elements. Such kernels move memory rather than compute: 32K floats is 128 KB
+// read and 128 KB written, about ten microseconds of traffic, ten times a spinning worker's
+// hand-off (about a microsecond). At this floor the [768, 128] activations of nanoGPT's CPU
+// recipe (98K floats: residual adds, LayerNorm, bias gradients) split in two, which pays on
+// two threads (bench_workloads' nanogpt_cpu_train_step, --threads 1 and 2).
+inline constexpr int64_t kMinElementsPerChunk = int64_t{1} << 15;
 
 // parallel_for over `count` indices of `elements_per_index` elements each (a flat loop:
 // 1; a walk over rows: the row length), chunks of at least kMinElementsPerChunk elements.

@@ -281,10 +281,12 @@ TEST_CASE("attention dropout: off in eval mode, one weighted sum in training", "
     mha.dropout = 0;
     const AttentionResult kept = mha.forward(x);
     CHECK(bit_identical(kept.output, plain));
-    // The output's graph: four projections (W_Q, W_K, W_V, W_O), q kᵀ and one weighted sum of
-    // the values, with dropout as without. (An unused second sum would not be in the graph: the
-    // code computes only the weights before dropping them, nn::attention_weights.)
-    CHECK(count_ops(kept.output, "matmul") == 6);
+    // The output's graph: four projections (W_Q, W_K, W_V, W_O: each one "linear" op, the
+    // product and its bias fused), q kᵀ and one weighted sum of the values, with dropout as
+    // without. (An unused second sum would not be in the graph: the code computes only the
+    // weights before dropping them, nn::attention_weights.)
+    CHECK(count_ops(kept.output, "linear") == 4);
+    CHECK(count_ops(kept.output, "matmul") == 2);
     CHECK(count_ops(dropped.output, "matmul") == count_ops(kept.output, "matmul"));
     CHECK(bit_identical(dropped.weights, kept.weights));  // the weights returned are the undropped ones
 

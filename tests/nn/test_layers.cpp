@@ -11,6 +11,7 @@
 #include "tensor/ops.hpp"
 #include "tensor/allocator.hpp"
 #include "tests/support/tensor_matchers.hpp"
+#include "tests/support/thread_count.hpp"
 
 using namespace attnlab;
 using attnlab::testing::check_gradients;
@@ -151,6 +152,26 @@ TEST_CASE("fused layer_norm gives each row the bits it gets alone, whatever bloc
             }
 }
 
+TEST_CASE("fused layer_norm: the same bits on 1 and 2 threads, forward and backward", "[nn][layers][layernorm]") {
+    // [1200, 128]: W7's rows and more, enough that two threads split the rows (and dw's columns)
+    Generator g(13);
+    const Tensor x0 = uniform({12, 100, 128}, -3, 3, kFloat32, g), w0 = uniform({128}, 0.5, 1.5, kFloat32, g),
+                 b0 = uniform({128}, -1, 1, kFloat32, g), gy = uniform({12, 100, 128}, -1, 1, kFloat32, g);
+    auto run = [&](int threads) {
+        attnlab::testing::ThreadCount t(threads);
+        Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+        Tensor y = layer_norm(x, w, b);
+        y.backward(gy);
+        return std::vector<Tensor>{y.detach(), x.grad(), w.grad(), b.grad()};
+    };
+    const std::vector<Tensor> one = run(1), two = run(2);
+    for (std::size_t i = 0; i < one.size(); ++i) {
+        INFO("y, dx, dw, db: " << i);
+        CHECK(attnlab::testing::bit_identical(one[i], two[i]));
+    }
+    CHECK_THAT(one[2], IsCloseTo(sum(gy * ((x0 - x0.mean(-1, true)) / sqrt(var(x0, -1, true, 0) + 1e-5)), {0, 1}), 1e-3, 1e-4));
+}
+
 TEST_CASE("fused layer_norm in inference saves nothing for backward, with the bits of the recorded op", "[nn][layers][layernorm]") {
     Generator g(12);
     const Tensor x = uniform({6, 32}, -3, 3, kFloat32, g);
@@ -167,9 +188,9 @@ TEST_CASE("fused layer_norm in inference saves nothing for backward, with the bi
 TEST_CASE("Linear in inference adds its bias inside the product, with the bits of the recorded graph", "[nn][layers]") {
     Linear lin(16, 24);
     const Tensor x = randn({2, 5, 16});
-    const Tensor recorded = lin.forward(x);  // the parameters require grad: matmul, then add
+    const Tensor recorded = lin.forward(x);  // the parameters require grad: the fused op with its backward
     REQUIRE(recorded.requires_grad());
-    REQUIRE(recorded.grad_fn_name() == std::string("add"));
+    REQUIRE(recorded.grad_fn_name() == std::string("linear"));
     NoGradGuard no_grad;
     const Tensor inferred = lin.forward(x);  // gemm's column bias
     CHECK_FALSE(inferred.requires_grad());

@@ -1,5 +1,5 @@
 // test_mlp_fast.cpp — the fused bias + GELU (nn/mlp_fast.cpp) against the composed ops it
-// replaces, gelu(linear(x, W, b)): the same bits forward and in every gradient, on any
+// replaces, gelu(x·Wᵀ + b) as three ops: the same bits forward and in every gradient, on any
 // thread count, and MLP::forward's dispatch (fused outside reference mode, composed in it).
 #include <catch2/catch.hpp>
 
@@ -10,34 +10,18 @@
 #include "nn/mlp_fast.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
+#include "tests/support/leaf_grads.hpp"
 #include "tests/support/reference_mode.hpp"
 #include "tests/support/tensor_matchers.hpp"
+#include "tests/support/thread_count.hpp"
 
 using namespace attnlab;
 using attnlab::testing::bit_identical;
 using attnlab::testing::ReferenceMode;
+using attnlab::testing::run_with_grads;
+using attnlab::testing::ThreadCount;
 
 namespace {
-
-struct Threads {
-    int saved = num_threads();
-    explicit Threads(int n) { set_num_threads(n); }
-    ~Threads() { set_num_threads(saved); }
-};
-
-struct Result {
-    Tensor h, dx, dw, db;
-};
-
-// h = op(x, W, b), then h.backward(g) from fresh leaves; the output and the three gradients.
-template <typename Op>
-Result run(const Tensor& x0, const Tensor& w0, const Tensor& b0, const Tensor& g, Op op) {
-    Tensor x = x0.detach().clone().requires_grad_(), w = w0.detach().clone().requires_grad_(),
-           b = b0.detach().clone().requires_grad_();
-    Tensor h = op(x, w, b);
-    h.backward(g);
-    return {h.detach(), x.grad(), w.grad(), b.grad()};
-}
 
 // Whether the graph below t holds a node of the op `name`.
 bool graph_has(const Tensor& t, const std::string& name) {
@@ -48,7 +32,7 @@ bool graph_has(const Tensor& t, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("linear_gelu_fast: the same bits as gelu(linear(x, W, b)), forward and every gradient", "[nn][mlp][fused]") {
+TEST_CASE("linear_gelu_fast: the same bits as gelu(x·Wᵀ + b), forward and every gradient", "[nn][mlp][fused]") {
     // (leading dims, in, out): a width that ends mid-vector, a tail of rows, W4's and W7's hidden layers
     struct Case {
         Shape lead;
@@ -57,19 +41,19 @@ TEST_CASE("linear_gelu_fast: the same bits as gelu(linear(x, W, b)), forward and
     const Case cases[] = {{{3, 5}, 16, 40}, {{1, 7}, 24, 17}, {{16, 32}, 64, 256}, {{12, 64}, 128, 512}, {{9}, 8, 3}};
     for (const Case& c : cases) {
         for (const int threads : {1, 2}) {
-            Threads t(threads);
+            ThreadCount t(threads);
             manual_seed(static_cast<std::uint64_t>(c.in * 1000 + c.out));
             Shape xs = c.lead, hs = c.lead;
             xs.push_back(c.in), hs.push_back(c.out);
             const Tensor x = randn(xs), w = randn({c.out, c.in}) * 0.2, b = randn({c.out}) * 0.5, g = randn(hs);
-            const Result composed = run(x, w, b, g, [](const Tensor& xi, const Tensor& wi, const Tensor& bi) {
-                return gelu(linear(xi, wi, bi));
+            const auto composed = run_with_grads(x, w, b, g, [](const Tensor& xi, const Tensor& wi, const Tensor& bi) {
+                return gelu(matmul(xi, wi.mT()) + bi);  // composed: linear() itself is fused with grad
             });
-            const Result fused = run(x, w, b, g, [](const Tensor& xi, const Tensor& wi, const Tensor& bi) {
+            const auto fused = run_with_grads(x, w, b, g, [](const Tensor& xi, const Tensor& wi, const Tensor& bi) {
                 return nn::linear_gelu_fast(xi, wi, bi);
             });
             INFO("x " << xs.str() << ", out " << c.out << ", threads " << threads);
-            CHECK(bit_identical(fused.h, composed.h));
+            CHECK(bit_identical(fused.out, composed.out));
             CHECK(bit_identical(fused.dx, composed.dx));
             CHECK(bit_identical(fused.dw, composed.dw));
             CHECK(bit_identical(fused.db, composed.db));

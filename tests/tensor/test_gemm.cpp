@@ -20,8 +20,10 @@
 #include "tensor/error.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/parallel.hpp"
+#include "tests/support/thread_count.hpp"
 
 using namespace attnlab;
+using attnlab::testing::ThreadCount;
 
 namespace {
 
@@ -107,13 +109,6 @@ void check_against_reference(GemmFn<T> fast, int64_t M, int64_t N, int64_t K, La
 }
 
 const Layout kLayouts[] = {Layout::RowMajor, Layout::ColMajor};
-
-// Saves and restores the thread count around a test.
-struct ThreadCount {
-    int saved = num_threads();
-    explicit ThreadCount(int n) { set_num_threads(n); }
-    ~ThreadCount() { set_num_threads(saved); }
-};
 
 }  // namespace
 

@@ -20,17 +20,12 @@
 #include "tensor/parallel.hpp"
 #include "tensor/thread_count.hpp"
 #include "tests/support/tensor_matchers.hpp"
+#include "tests/support/thread_count.hpp"
 
 using namespace attnlab;
+using attnlab::testing::ThreadCount;
 
 namespace {
-
-// Saves and restores the thread count around a test.
-struct ThreadCount {
-    int saved = num_threads();
-    explicit ThreadCount(int n) { set_num_threads(n); }
-    ~ThreadCount() { set_num_threads(saved); }
-};
 
 // Records every chunk parallel_for hands out, and the threads that ran them.
 struct Recorder {
