@@ -384,11 +384,12 @@ void pack_b_slice(int64_t kc, int64_t nc, const T* B, int64_t b_rs, int64_t b_cs
 // ---- the blocked loop nest, one thread ------------------------------------------
 
 // How many column tiles A may serve unpacked (see a_in_place in blocked_serial)...
-constexpr int64_t kMaxColumnTilesInPlaceA = 8;
-// ...with its rows at most this many bytes apart: every Linear of the toy models (d <= 256).
-// Wider rows keep the packed path, unmeasured either way: rows a multiple of 4 KB apart
-// would all fall into the same few L1 sets.
-constexpr int64_t kMaxRowBytesInPlaceA = 1024;
+constexpr int64_t kMaxColumnTilesInPlaceA = 16;
+// ...with its rows at most this many bytes apart: every Linear of the toy models and of
+// nanoGPT's CPU recipe (d_model 128, its MLP's 512). An MR-row sliver then falls into at
+// most two of L1's 4 KB-periodic set groups, six rows to a set; rows a multiple of 4 KB
+// apart would all fall into one set, more rows than it has ways.
+constexpr int64_t kMaxRowBytesInPlaceA = 2048;
 
 // packed_b: B's panels from pack_b_panels, or null to pack them here. bias: see gemm.hpp.
 template <typename T>
@@ -404,8 +405,9 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
     // its slivers would serve few column tiles: packing reads and writes every element
     // once, about as much as the micro-kernel's own work on it for N of two tiles (W6's
     // and W4's [T, 64] @ [64, 64]), and the packed copy buys nothing the rows in L1 do not.
-    // The limit of 8 tiles is where reading in place stops paying (compare with
-    // bench/ab.sh against always packing).
+    // W7's products of 512 columns or a K of 512 (fc1 forward, fc2's dx; fc2 forward, fc1's
+    // dx) run 2% and 10% faster in place than packed (bench_workloads --only gemm_w7, with
+    // the limits below halved for the packed side).
     const bool a_in_place = kReadsAInPlace<T> && a_cs == 1 && a_rs > 0 &&
                             a_rs * int64_t(sizeof(T)) <= kMaxRowBytesInPlaceA && N <= kMaxColumnTilesInPlaceA * NR;
 

@@ -200,14 +200,15 @@ TEMPLATE_TEST_CASE("gemm_builtin reads a row-major A in place with the packed pa
                    double) {
     // A row-major float A with short rows and few column tiles is read where it lies (double
     // always packs); the same values stored column-major are packed first (gemm_kernel.cpp,
-    // a_in_place). Both
-    // must give C bit for bit: edge tiles in M and N, K over two cache slices (300), N
-    // at and above the in-place limit of 8 tiles, accumulating or not.
+    // a_in_place). Both must give C bit for bit: edge tiles in M and N, K over two cache
+    // slices (300), N at and above the in-place limit of 16 tiles (of 32 floats with
+    // AVX-512, 16 with AVX2), rows at and above its 2048 bytes (K 512, 513), accumulating or not.
     struct Shape {
         int64_t M, N, K;
     };
     for (Shape s : {Shape{1, 1, 1}, Shape{5, 17, 3}, Shape{12, 32, 64}, Shape{13, 33, 65}, Shape{40, 64, 64},
-                    Shape{37, 200, 300}, Shape{30, 256, 10}, Shape{30, 257, 10}})
+                    Shape{37, 200, 300}, Shape{30, 256, 10}, Shape{30, 257, 10}, Shape{30, 512, 10}, Shape{30, 513, 10},
+                    Shape{25, 64, 512}, Shape{25, 64, 513}})
         for (const bool accumulate : {false, true}) {
             std::mt19937 rng(11);
             Strided<TestType> A = random_matrix<TestType>(s.M, s.K, Layout::RowMajor, rng);
