@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <new>
+#include <optional>
 #include <unistd.h>
 
 #include "autograd/node.hpp"
@@ -409,6 +410,7 @@ TrainResult train(const TrainConfig& c) {
     };
     const auto t0 = Clock::now();
     double last_val = NAN;
+    std::optional<Evaluation> final_eval;  // the last step's evaluation: of the weights the run returns
     int rising = 0;  // evaluations in a row whose validation loss rose
     const double uniform_loss = std::log(static_cast<double>(source.vocab().size()));
     if (c.on_eval && start_step == 0) c.on_eval(0, *model);
@@ -453,6 +455,7 @@ TrainResult train(const TrainConfig& c) {
                 else if (!c.out.empty())  // the run's record goes on; the checkpoint stays at its best step
                     write_curve(c.out, curve);
                 if (c.on_eval) c.on_eval(step + 1, *model);
+                else if (last) final_eval = e;  // no callback came between: the weights are the ones evaluated
             } else {
                 curve.push_back(point);
             }
@@ -486,7 +489,9 @@ TrainResult train(const TrainConfig& c) {
     if (mode == TrainConfig::Progress::automatic) std::printf("\n");
     result.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     result.tokens_per_second = static_cast<double>((end_step - start_step) * c.batch * c.context) / result.seconds;
-    result.final_eval = evaluate_batches(*model, val);
+    // The last step's evaluation is of the weights returned, unless a callback came after it
+    // (it may touch the model) or no step ran (a run resumed at its last step).
+    result.final_eval = final_eval ? *final_eval : evaluate_batches(*model, val);
     result.final_eval.floor = floor;
     result.vocab = source.vocab();
     result.task = c.task;

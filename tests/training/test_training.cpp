@@ -63,6 +63,9 @@ TEST_CASE("training lowers the loss toward the floor, and the same seed repeats 
     CHECK(a.curve.front().loss == Approx(std::log(109.0)).margin(0.1));  // an untrained model is uniform
     CHECK(a.final_eval.loss < std::log(109.0) - 0.6);                    // measured: 3.73 after 100 steps
     CHECK(a.final_eval.loss > a.final_eval.floor);            // nobody beats the Bayes floor
+    // The last step's evaluation is the run's final one: the returned weights, evaluated again,
+    // give it bit for bit.
+    CHECK(evaluate(*a.model, Task::causal, 4, 2).loss == a.final_eval.loss);
     TrainConfig other = tiny(Task::causal, 100);
     other.seed = 1;
     CHECK_FALSE(same_curve(a.curve, train(other).curve));
