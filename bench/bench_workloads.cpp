@@ -25,7 +25,8 @@
 //   kernel_* single ops at W4's shapes, to see what a change to one kernel buys (no PyTorch
 //      column): kernel_gelu_16x32x256 (value and derivative, as training computes them),
 //      kernel_layer_norm_16x32x64 (forward + backward), kernel_flash_fwd_16x4x32x16 (causal,
-//      rows of 32 keys)
+//      rows of 32 keys); and W7's attention, kernel_flash_fwd_bwd_12x4x64x32 (causal, forward
+//      + backward: four of them a step)
 //
 // Timing as torch_peer.py: warm-up (≥ 3 calls and ≥ 0.2 s), an inner loop calibrated
 // to ~0.15 s, 7 repetitions, the median per call (lab::time_median, which phase 5's cost
@@ -387,7 +388,7 @@ int main(int argc, char** argv) {
         }
     }
 
-    // Single kernels at W4's shapes (seed 0).
+    // Single kernels at W4's shapes, and W7's attention (seed 0).
     auto kernel = [&](const std::string& name, const std::function<void()>& fn) {
         if (!want(name)) return;
         const lab::Timing t = lab::time_median(fn);
@@ -409,6 +410,15 @@ int main(int argc, char** argv) {
         kernel("kernel_flash_fwd_16x4x32x16", [&] {
             NoGradGuard no_grad;
             nn::flash_attention(q, k, v, causal);
+        });
+        // W7's attention, forward and backward: batch 12, 4 heads, T 64, d_k 32, causal.
+        Tensor q7 = randn({12, 4, 64, 32}).requires_grad_(), k7 = randn({12, 4, 64, 32}).requires_grad_(),
+               v7 = randn({12, 4, 64, 32}).requires_grad_();
+        const Tensor g7 = randn({12, 4, 64, 32});
+        const nn::Mask causal64 = nn::Mask::causal(64);
+        kernel("kernel_flash_fwd_bwd_12x4x64x32", [&] {
+            q7.zero_grad(), k7.zero_grad(), v7.zero_grad();
+            nn::flash_attention(q7, k7, v7, causal64).backward(g7);
         });
     }
 
