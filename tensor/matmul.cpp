@@ -122,16 +122,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                          (bias.defined() ? bias.shape().str() : std::string("none")) +
                          " (weight [out, in] with in = the input's last dim; bias [out], the weight's dtype)");
     if (!bias.defined()) return matmul(x, weight.mT());  // Wᵀ is a view: read with swapped strides
-    // The formula as two ops on the tape: in reference mode, and whenever an op trace lists
-    // the ops as composed here.
-    if (reference_mode() || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype())
+    // The formula as two ops on the tape: in reference mode, whenever an op trace lists the
+    // ops as composed here, and for a gradient through a strided x (a KV cache's step).
+    const bool grad = needs_grad({x, weight, bias});
+    if (reference_mode() || trace_sink || x.dim() < 2 || x.dtype() != weight.dtype() || (grad && !x.is_contiguous()))
         return matmul(x, weight.mT()) + bias;
     // fast path: see tensor/matmul_fast.cpp; the line above is what it computes, forward and backward
-    if (needs_grad({x, weight, bias})) {
-        if (!x.is_contiguous()) return matmul(x, weight.mT()) + bias;  // a view (a KV cache's step): the formula's two ops
-        return detail::linear_fast_recorded(x, weight, bias);
-    }
-    return detail::linear_fast(x, weight, bias);
+    return grad ? detail::linear_fast_recorded(x, weight, bias) : detail::linear_fast(x, weight, bias);
 }
 
 }  // namespace attnlab
