@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "autograd/node.hpp"
+#include "nn/float_row_sum.hpp"
 #include "nn/layers.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
@@ -34,38 +35,6 @@ static double lane_sum(std::int64_t n, Term term) {
     double s = 0;
     for (; j < n; ++j) s += term(j);
     for (int l = 0; l < kLanes; ++l) s += lane[l];
-    return s;
-}
-
-// lane_sum's two sums over a float row, Σ x_j and Σ (x_j − m)², with its eight lanes as
-// one vector of doubles (vector extensions, as gemm_kernel.cpp's Vec: one zmm register
-// with AVX-512). Each lane adds the same terms in the same order, and the lanes are added
-// up in the same order at the end (a test writes the sums out element by element), and the
-// compiler keeps the lanes in one register instead of splitting and spilling them.
-// GCC at -O2 fuses (x − m)·(x − m) + lane into one multiply-add here as through
-// lane_sum's lambda, so its bits are lane_sum's; clang fuses only within one expression,
-// so it fuses the squares here but not through the lambda (backward's sums go through
-// lane_sum).
-typedef double Lanes __attribute__((vector_size(8 * sizeof(double))));
-typedef float FloatLanes __attribute__((vector_size(8 * sizeof(float))));
-
-template <bool kSquares>
-static double float_row_sum(std::int64_t d, const float* row, double m) {
-    Lanes lane = {};
-    std::int64_t j = 0;
-    for (; j + 8 <= d; j += 8) {
-        FloatLanes f;
-        std::memcpy(&f, row + j, sizeof f);
-        const Lanes x = __builtin_convertvector(f, Lanes);
-        if constexpr (kSquares) lane += (x - m) * (x - m);
-        else lane += x;
-    }
-    double s = 0;
-    for (; j < d; ++j) {
-        if constexpr (kSquares) s += (row[j] - m) * (row[j] - m);
-        else s += static_cast<double>(row[j]);
-    }
-    for (int l = 0; l < 8; ++l) s += lane[l];
     return s;
 }
 

@@ -2,9 +2,9 @@
 // the fast paths of Adam::step and clip_grad_norm (nn/optim.cpp), whose plain loops
 // (Adam::update, clip_grad_norm's reference branch) are the formulas they compute.
 #include <cmath>
-#include <cstring>
 
 #include "nn/optim_fast.hpp"
+#include "nn/float_row_sum.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
 
@@ -74,26 +74,6 @@ void adam_update(float* __restrict w, const float* __restrict g, float* __restri
     for (; j < n; ++j) adam_element<kDecoupled, float>(w[j], g[j], m[j], v[j], c, [](float x) { return std::sqrt(x); });
 }
 
-// Σ g_j² over n floats in double: eight partial sums (lane l takes j ≡ l mod 8) in one
-// vector of doubles, the tail into a ninth, added up in a fixed order at the end.
-typedef double Lanes __attribute__((vector_size(8 * sizeof(double))));
-typedef float FloatLanes __attribute__((vector_size(8 * sizeof(float))));
-
-double sum_of_squares(const float* g, std::int64_t n) {
-    Lanes lane = {};
-    std::int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        FloatLanes f;
-        std::memcpy(&f, g + j, sizeof f);
-        const Lanes x = __builtin_convertvector(f, Lanes);
-        lane += x * x;
-    }
-    double s = 0;
-    for (; j < n; ++j) s += static_cast<double>(g[j]) * static_cast<double>(g[j]);
-    for (int l = 0; l < 8; ++l) s += lane[l];
-    return s;
-}
-
 // g *= coef, in the same float arithmetic as clip_grad_norm's reference loop.
 void scale(float* __restrict g, std::int64_t n, float coef) {
     for (std::int64_t j = 0; j < n; ++j) g[j] *= coef;
@@ -122,7 +102,8 @@ double clip_grad_norm_fast(std::span<float* const> grads, std::span<const std::i
     const std::vector<Segment> segs = segments(sizes);
     std::vector<double> partial(segs.size());
     for_each_segment(segs, [&](const Segment& seg) {
-        partial[static_cast<std::size_t>(&seg - segs.data())] = sum_of_squares(grads[seg.param] + seg.lo, seg.hi - seg.lo);
+        const std::size_t s = static_cast<std::size_t>(&seg - segs.data());
+        partial[s] = float_row_sum<true>(seg.hi - seg.lo, grads[seg.param] + seg.lo, 0.0);  // Σ g², eight lanes
     });
     double total = 0;
     for (const double p : partial) total += p;

@@ -1,0 +1,43 @@
+// float_row_sum.hpp — Σ x_j or Σ (x_j − m)² over a float row, in double, eight lanes at a
+// time: LayerNorm's mean and variance (nn/layer_norm.cpp) and the gradient clip's sum of
+// squares (nn/optim_fast.cpp, with m = 0).
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+namespace attnlab::nn {
+
+// The eight lanes (lane l takes j ≡ l mod 8) are one vector of doubles (vector extensions,
+// as gemm_kernel.cpp's Vec: one zmm register with AVX-512), where a single running sum
+// would be a chain of n dependent additions. Each lane adds the same terms in the same
+// order, and the lanes are added up in the same order at the end, so the same input gives
+// the same bits (a test writes LayerNorm's sums out element by element), and the compiler
+// keeps the lanes in one register instead of splitting and spilling them. It is
+// layer_norm.cpp's lane_sum for these two sums: GCC at -O2 fuses (x − m)·(x − m) + lane
+// into one multiply-add here as through lane_sum's lambda, so its bits are lane_sum's;
+// clang fuses only within one expression, so it fuses the squares here but not through the
+// lambda (LayerNorm's backward sums go through lane_sum).
+typedef double Lanes __attribute__((vector_size(8 * sizeof(double))));
+typedef float FloatLanes __attribute__((vector_size(8 * sizeof(float))));
+
+template <bool kSquares>
+inline double float_row_sum(std::int64_t d, const float* row, double m) {
+    Lanes lane = {};
+    std::int64_t j = 0;
+    for (; j + 8 <= d; j += 8) {
+        FloatLanes f;
+        std::memcpy(&f, row + j, sizeof f);
+        const Lanes x = __builtin_convertvector(f, Lanes);
+        if constexpr (kSquares) lane += (x - m) * (x - m);
+        else lane += x;
+    }
+    double s = 0;
+    for (; j < d; ++j) {
+        if constexpr (kSquares) s += (row[j] - m) * (row[j] - m);
+        else s += static_cast<double>(row[j]);
+    }
+    for (int l = 0; l < 8; ++l) s += lane[l];
+    return s;
+}
+
+}  // namespace attnlab::nn
