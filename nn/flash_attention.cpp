@@ -124,6 +124,34 @@ std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, 
     return std::min(bk, (last - j0 + 1 + 15) / 16 * 16);
 }
 
+// A partly allowed tile in strips of kStrip query rows, each with its own keys_in_use: on a
+// causal diagonal tile of 64, the first 16 rows see keys 0 .. 15 at most, the last 16 all
+// 64, so the products touch 10 of the tile's 16 blocks of 16 × 16 instead of all of them.
+// Every product below runs strip by strip: the query-side ones (S = q kᵀ, dP = dO vᵀ,
+// o += P v, dQ += dS k) over a strip's first keys[s] keys, the key-side ones (dV += Pᵀ dO,
+// dK += dSᵀ q) over the keys a strip adds, summing only over the rows from that strip down.
+// What they leave out is weight 0 (P and dS vanish past a row's band), so the values are
+// those of the whole tile. A tile the mask allows whole is one strip of all its rows.
+constexpr std::int64_t kStrip = 16;
+struct Strips {
+    std::int64_t count = 1, rows = 0;  // strip s: rows s·rows .. min(bq, (s + 1)·rows) − 1
+    std::int64_t keys[BQ / kStrip] = {};  // strip s reads keys 0 .. keys[s] − 1 (none: a local window's rows before the tile)
+    std::int64_t first_row(std::int64_t s) const { return s * rows; }
+    std::int64_t width() const { return keys[count - 1]; }  // the tile's keys in use
+};
+
+Strips strips_of(const MaskLayout& L, Cover c, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
+    Strips st;
+    if (c == Cover::all || L.rules.empty()) {
+        st.rows = bq, st.keys[0] = keys_in_use(L, i0, bq, j0, bk);
+        return st;
+    }
+    st.rows = kStrip, st.count = (bq + kStrip - 1) / kStrip;
+    for (std::int64_t s = 0; s < st.count; ++s)
+        st.keys[s] = std::max<std::int64_t>(0, keys_in_use(L, i0 + s * kStrip, std::min(kStrip, bq - s * kStrip), j0, bk));
+    return st;
+}
+
 // A partly allowed tile, for the softmax over its rows: keys[i] = how many of the tile's
 // keys row i looks at, up to the last key of its rules' bands; the softmax takes
 // S_i[keys[i], bk) as blocked and gives them weight 0 without reading them. Blocked keys
@@ -346,9 +374,14 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
     for (std::int64_t j0 = 0; j0 < p.Tk; j0 += BK) {
         const Cover c = p.mask->cover(mb, i0, bq, j0, std::min(BK, p.Tk - j0));
         if (c == Cover::none) continue;  // e.g. causal, above the diagonal
-        const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, p.Tk - j0));
+        const Strips st = strips_of(*p.mask, c, i0, bq, j0, std::min(BK, p.Tk - j0));
+        const std::int64_t bk = st.width();
         T* S = w.S;  // [bq, bk]
-        detail::tile_product<T>(bq, bk, dk, w.qs, dk, 1, w.kt + j0, transposed_stride(p.Tk), S, bk, false);  // S = q_I·scale k_Jᵀ
+        for (std::int64_t s = 0; s < st.count; ++s) {  // S = q_I·scale k_Jᵀ
+            const std::int64_t r = st.first_row(s);
+            detail::tile_product<T>(std::min(st.rows, bq - r), st.keys[s], dk, w.qs + r * dk, dk, 1, w.kt + j0,
+                                    transposed_stride(p.Tk), S + r * bk, bk, false);
+        }
         // Row i's softmax runs over its first keys[i] keys, up to its last allowed one: on a
         // causal diagonal tile of 32, row 0 reads 1 score, not 32.
         std::int64_t keys[BQ];
@@ -371,7 +404,11 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
             w.l[i] += row_sum[i];
             w.m[i] = m_new[i];
         }
-        detail::tile_product<T>(bq, dv, bk, S, bk, 1, v + j0 * ldv, ldv, o, ldo, true);  // o += P v_J
+        for (std::int64_t s = 0; s < st.count; ++s) {  // o += P v_J
+            const std::int64_t r = st.first_row(s);
+            detail::tile_product<T>(std::min(st.rows, bq - r), dv, st.keys[s], S + r * bk, bk, 1, v + j0 * ldv, ldv, o + r * ldo,
+                                    ldo, true);
+        }
     }
     for (std::int64_t i = 0; i < bq; ++i) {
         if (w.l[i] > 0) {
@@ -455,8 +492,18 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             const std::int64_t bq = std::min(BQ, Tq - i0);
             const Cover c = p.mask->cover(mb, i0, bq, j0, std::min(BK, Tk - j0));
             if (c == Cover::none) continue;
-            const std::int64_t bk = keys_in_use(*p.mask, i0, bq, j0, std::min(BK, Tk - j0));
-            detail::tile_product<T>(bq, bk, dk, qs + i0 * dk, dk, 1, kt + j0, ld, S, bk, false);  // S, as in forward
+            const Strips st = strips_of(*p.mask, c, i0, bq, j0, std::min(BK, Tk - j0));
+            const std::int64_t bk = st.width();
+            // Strip s: its first row r, its row count, and the keys kq .. kn it is the first strip to read.
+            auto strip = [&](std::int64_t s) {
+                struct { std::int64_t r, rows, kq, kn; } x{st.first_row(s), std::min(st.rows, bq - st.first_row(s)),
+                                                           s ? st.keys[s - 1] : 0, st.keys[s]};
+                return x;
+            };
+            for (std::int64_t s = 0; s < st.count; ++s) {  // S, as in forward
+                const auto [r, rows, kq, kn] = strip(s);
+                detail::tile_product<T>(rows, kn, dk, qs + (i0 + r) * dk, dk, 1, kt + j0, ld, S + r * bk, bk, false);
+            }
             std::int64_t keys[BQ];  // as in forward
             if (c == Cover::some) mask_tile(*p.mask, mb, S, i0, bq, j0, bk, keys);
             else std::fill(keys, keys + bq, bk);
@@ -465,12 +512,23 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             double unused[BQ];
             exp_shifted_rows(S, bk, keys, L + i0, unused, bq);  // P = exp(S − lse): the forward's weights, rebuilt
             const T* gI = g + i0 * ldg;
-            detail::tile_product<T>(bk, dv, bq, S, 1, bk, gI, ldg, dv_out + j0 * ldv_grad, ldv_grad, true);  // dV_J += Pᵀ dO_I
-            detail::tile_product<T>(bq, bk, dv, gI, ldg, 1, vt + j0, ld, dP, bk, false);                     // dP = dO_I v_Jᵀ
-            for (std::int64_t i = 0; i < bq; ++i)                                          // dS = P ∘ (dP − D)
-                for (std::int64_t j = 0; j < bk; ++j) dP[i * bk + j] = S[i * bk + j] * (dP[i * bk + j] - D[i0 + i]);
-            detail::tile_product<T>(bk, dk, bq, dP, 1, bk, qs + i0 * dk, dk, dk_out + j0 * ldk_grad, ldk_grad, true);  // dK_J += dSᵀ q_I·scale
-            detail::tile_product<T>(bq, dk, bk, dP, bk, 1, k + j0 * ldk, ldk, dq + i0 * ldq_grad, ldq_grad, true);       // dQ_I += dS k_J
+            for (std::int64_t s = 0; s < st.count; ++s) {
+                const auto [r, rows, kq, kn] = strip(s);
+                if (kn > kq)  // dV_J += Pᵀ dO_I, for the keys strip s adds, over the rows that read them
+                    detail::tile_product<T>(kn - kq, dv, bq - r, S + r * bk + kq, 1, bk, gI + r * ldg, ldg,
+                                            dv_out + (j0 + kq) * ldv_grad, ldv_grad, true);
+                detail::tile_product<T>(rows, kn, dv, gI + r * ldg, ldg, 1, vt + j0, ld, dP + r * bk, bk, false);  // dP = dO_I v_Jᵀ
+                for (std::int64_t i = r; i < r + rows; ++i)  // dS = P ∘ (dP − D)
+                    for (std::int64_t j = 0; j < kn; ++j) dP[i * bk + j] = S[i * bk + j] * (dP[i * bk + j] - D[i0 + i]);
+            }
+            for (std::int64_t s = 0; s < st.count; ++s) {
+                const auto [r, rows, kq, kn] = strip(s);
+                if (kn > kq)  // dK_J += dSᵀ q_I·scale, as dV
+                    detail::tile_product<T>(kn - kq, dk, bq - r, dP + r * bk + kq, 1, bk, qs + (i0 + r) * dk, dk,
+                                            dk_out + (j0 + kq) * ldk_grad, ldk_grad, true);
+                detail::tile_product<T>(rows, dk, kn, dP + r * bk, bk, 1, k + j0 * ldk, ldk, dq + (i0 + r) * ldq_grad, ldq_grad,
+                                        true);  // dQ_I += dS k_J
+            }
         }
     }
     for (std::int64_t i = 0; i < Tq; ++i)  // dQ = scale·Σ_J dS k_J
