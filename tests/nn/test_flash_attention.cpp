@@ -236,6 +236,30 @@ TEST_CASE("flash attention reads causal, local and strided masks as rules, never
     CHECK(peak_extra_storage_bytes([&] { causal.allowed(); }) >= tensor_bytes);
 }
 
+// A rule mask (causal, local) reaches the kernel as a rule, and a tile on its band's edge runs
+// in strips of 16 query rows, each up to its own last key; the same mask as a 0/1 tensor runs
+// whole tiles. The strips leave out only terms of weight 0, so both give the same bits.
+TEST_CASE("flash attention: a rule mask's strips give the bits of the same mask as a tensor", "[nn][flash][mask]") {
+    Generator gen(21);
+    for (const auto& [Tq, Tk] : {std::pair<std::int64_t, std::int64_t>{64, 64}, {100, 100}, {130, 130}, {48, 80}, {70, 600}})
+        for (const std::int64_t d_k : {16, 32}) {
+            Tensor q = randn({2, 3, Tq, d_k}, kFloat32, gen), k = randn({2, 3, Tk, d_k}, kFloat32, gen);
+            Tensor v = randn({2, 3, Tk, d_k}, kFloat32, gen), g = randn({2, 3, Tq, d_k}, kFloat32, gen);
+            for (const Mask& rule : {Mask::causal(Tq, Tk), Mask::local(Tq, Tk, 20), Mask::causal(Tq, Tk) & Mask::local(Tq, Tk, 7)}) {
+                const Mask tensor = Mask::from_allowed(rule.allowed());
+                INFO("Tq " << Tq << ", Tk " << Tk << ", d_k " << d_k);
+                auto flash = [](const Mask& m) {
+                    return [&m](const Tensor& a, const Tensor& b, const Tensor& c) { return flash_attention(a, b, c, m); };
+                };
+                const Grads3 strips = run(flash(rule), q, k, v, g), whole = run(flash(tensor), q, k, v, g);
+                CHECK(bit_identical(strips.out, whole.out));
+                CHECK(bit_identical(strips.dq, whole.dq));
+                CHECK(bit_identical(strips.dk, whole.dk));
+                CHECK(bit_identical(strips.dv, whole.dv));
+            }
+        }
+}
+
 TEST_CASE("flash attention: the same bits at 1 and 2 threads", "[nn][flash][threads]") {
     const int before = num_threads();
     Generator gen(8);
