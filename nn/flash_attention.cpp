@@ -130,8 +130,9 @@ std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, 
 // Every product below runs strip by strip: the query-side ones (S = q kᵀ, dP = dO vᵀ,
 // o += P v, dQ += dS k) over a strip's first keys[s] keys, the key-side ones (dV += Pᵀ dO,
 // dK += dSᵀ q) over the keys a strip adds, summing only over the rows from that strip down.
-// What they leave out is weight 0 (P and dS vanish past a row's band), so the values are
-// those of the whole tile. A tile the mask allows whole is one strip of all its rows.
+// What they leave out is weight 0 (P and dS vanish past a row's band), so the results are
+// the whole tile's bits (tests/nn/test_flash_attention.cpp runs the same mask as a 0/1
+// tensor, which goes in whole tiles). A tile the mask allows whole is one strip of all its rows.
 constexpr std::int64_t kStrip = 16;
 struct Strips {
     std::int64_t count = 1, rows = 0;  // strip s: rows s·rows .. min(bq, (s + 1)·rows) − 1
