@@ -117,11 +117,12 @@ MaskLayout mask_layout(const Mask& mask, const Shape& batch, std::int64_t Tq, st
 // local allow no key past the last row's band (offset + i, + window), so the diagonal tile's
 // products stop there instead of running to the block's end and exponentiating −inf.
 // Rounded up to whole vectors of 16 (the tile product's fast path); the keys cut off would
-// all have had weight 0, so the results are the same values.
+// all have had weight 0, so the results are the same values. None (0) when the rows' bands
+// all end before the tile: a local window's first rows, in a strip below.
 std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
     std::int64_t last = j0 + bk - 1;
     for (const MaskRule& r : L.rules) last = std::min(last, r.band(i0 + bq - 1).hi);
-    return std::min(bk, (last - j0 + 1 + 15) / 16 * 16);
+    return std::clamp<std::int64_t>((last - j0 + 1 + 15) / 16 * 16, 0, bk);
 }
 
 // A partly allowed tile in strips of kStrip query rows, each with its own keys_in_use: on a
@@ -134,22 +135,28 @@ std::int64_t keys_in_use(const MaskLayout& L, std::int64_t i0, std::int64_t bq, 
 // the whole tile's bits (tests/nn/test_flash_attention.cpp runs the same mask as a 0/1
 // tensor, which goes in whole tiles). A tile the mask allows whole is one strip of all its rows.
 constexpr std::int64_t kStrip = 16;
+struct Strip {
+    std::int64_t r, rows;  // the tile's rows r .. r + rows − 1
+    std::int64_t kq, kn;   // it reads keys 0 .. kn − 1, and is the first strip to read kq .. kn − 1
+};
 struct Strips {
-    std::int64_t count = 1, rows = 0;  // strip s: rows s·rows .. min(bq, (s + 1)·rows) − 1
-    std::int64_t keys[BQ / kStrip] = {};  // strip s reads keys 0 .. keys[s] − 1 (none: a local window's rows before the tile)
-    std::int64_t first_row(std::int64_t s) const { return s * rows; }
+    std::int64_t count = 1, height = 0, bq = 0;  // strip s: rows s·height .. min(bq, (s + 1)·height) − 1
+    std::int64_t keys[BQ / kStrip] = {};          // strip s reads keys 0 .. keys[s] − 1
+    Strip operator[](std::int64_t s) const {
+        return {s * height, std::min(height, bq - s * height), s ? keys[s - 1] : 0, keys[s]};
+    }
     std::int64_t width() const { return keys[count - 1]; }  // the tile's keys in use
 };
 
 Strips strips_of(const MaskLayout& L, Cover c, std::int64_t i0, std::int64_t bq, std::int64_t j0, std::int64_t bk) {
     Strips st;
+    st.bq = bq;
     if (c == Cover::all || L.rules.empty()) {
-        st.rows = bq, st.keys[0] = keys_in_use(L, i0, bq, j0, bk);
+        st.height = bq, st.keys[0] = keys_in_use(L, i0, bq, j0, bk);
         return st;
     }
-    st.rows = kStrip, st.count = (bq + kStrip - 1) / kStrip;
-    for (std::int64_t s = 0; s < st.count; ++s)
-        st.keys[s] = std::max<std::int64_t>(0, keys_in_use(L, i0 + s * kStrip, std::min(kStrip, bq - s * kStrip), j0, bk));
+    st.height = kStrip, st.count = (bq + kStrip - 1) / kStrip;
+    for (std::int64_t s = 0; s < st.count; ++s) st.keys[s] = keys_in_use(L, i0 + s * kStrip, st[s].rows, j0, bk);
     return st;
 }
 
@@ -379,9 +386,9 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
         const std::int64_t bk = st.width();
         T* S = w.S;  // [bq, bk]
         for (std::int64_t s = 0; s < st.count; ++s) {  // S = q_I·scale k_Jᵀ
-            const std::int64_t r = st.first_row(s);
-            detail::tile_product<T>(std::min(st.rows, bq - r), st.keys[s], dk, w.qs + r * dk, dk, 1, w.kt + j0,
-                                    transposed_stride(p.Tk), S + r * bk, bk, false);
+            const Strip x = st[s];
+            detail::tile_product<T>(x.rows, x.kn, dk, w.qs + x.r * dk, dk, 1, w.kt + j0, transposed_stride(p.Tk), S + x.r * bk,
+                                    bk, false);
         }
         // Row i's softmax runs over its first keys[i] keys, up to its last allowed one: on a
         // causal diagonal tile of 32, row 0 reads 1 score, not 32.
@@ -406,9 +413,8 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
             w.m[i] = m_new[i];
         }
         for (std::int64_t s = 0; s < st.count; ++s) {  // o += P v_J
-            const std::int64_t r = st.first_row(s);
-            detail::tile_product<T>(std::min(st.rows, bq - r), dv, st.keys[s], S + r * bk, bk, 1, v + j0 * ldv, ldv, o + r * ldo,
-                                    ldo, true);
+            const Strip x = st[s];
+            detail::tile_product<T>(x.rows, dv, x.kn, S + x.r * bk, bk, 1, v + j0 * ldv, ldv, o + x.r * ldo, ldo, true);
         }
     }
     for (std::int64_t i = 0; i < bq; ++i) {
@@ -495,14 +501,8 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             if (c == Cover::none) continue;
             const Strips st = strips_of(*p.mask, c, i0, bq, j0, std::min(BK, Tk - j0));
             const std::int64_t bk = st.width();
-            // Strip s: its first row r, its row count, and the keys kq .. kn it is the first strip to read.
-            auto strip = [&](std::int64_t s) {
-                struct { std::int64_t r, rows, kq, kn; } x{st.first_row(s), std::min(st.rows, bq - st.first_row(s)),
-                                                           s ? st.keys[s - 1] : 0, st.keys[s]};
-                return x;
-            };
             for (std::int64_t s = 0; s < st.count; ++s) {  // S, as in forward
-                const auto [r, rows, kq, kn] = strip(s);
+                const auto [r, rows, kq, kn] = st[s];
                 detail::tile_product<T>(rows, kn, dk, qs + (i0 + r) * dk, dk, 1, kt + j0, ld, S + r * bk, bk, false);
             }
             std::int64_t keys[BQ];  // as in forward
@@ -514,7 +514,7 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             exp_shifted_rows(S, bk, keys, L + i0, unused, bq);  // P = exp(S − lse): the forward's weights, rebuilt
             const T* gI = g + i0 * ldg;
             for (std::int64_t s = 0; s < st.count; ++s) {
-                const auto [r, rows, kq, kn] = strip(s);
+                const auto [r, rows, kq, kn] = st[s];
                 if (kn > kq)  // dV_J += Pᵀ dO_I, for the keys strip s adds, over the rows that read them
                     detail::tile_product<T>(kn - kq, dv, bq - r, S + r * bk + kq, 1, bk, gI + r * ldg, ldg,
                                             dv_out + (j0 + kq) * ldv_grad, ldv_grad, true);
@@ -523,7 +523,7 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
                     for (std::int64_t j = 0; j < kn; ++j) dP[i * bk + j] = S[i * bk + j] * (dP[i * bk + j] - D[i0 + i]);
             }
             for (std::int64_t s = 0; s < st.count; ++s) {
-                const auto [r, rows, kq, kn] = strip(s);
+                const auto [r, rows, kq, kn] = st[s];
                 if (kn > kq)  // dK_J += dSᵀ q_I·scale, as dV
                     detail::tile_product<T>(kn - kq, dk, bq - r, dP + r * bk + kq, 1, bk, qs + (i0 + r) * dk, dk,
                                             dk_out + (j0 + kq) * ldk_grad, ldk_grad, true);
