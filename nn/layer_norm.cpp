@@ -58,9 +58,17 @@ static void normalise_row(std::int64_t d, const T* __restrict row, const T* __re
     for (std::int64_t j = 0; j < d; ++j) y[j] = static_cast<T>((row[j] - m) * inv) * w[j] + b[j];
 }
 
-// One row, backward: its dx (formulas above). Written as a function for the same reason as
-// normalise_row: as a loop inside the dispatch lambda it had too many possible aliases and
-// stayed scalar.
+// One row's dx from its two means (formulas above). Written as a function with restrict
+// pointers for the same reason as normalise_row.
+template <typename T>
+static void row_dx(std::int64_t d, const T* __restrict row, const T* __restrict grow, const T* __restrict w, double m,
+                   double rs, double mean_gh, double mean_ghx, T* __restrict dx) {
+    auto xhat = [&](std::int64_t j) { return (row[j] - m) * rs; };
+    for (std::int64_t j = 0; j < d; ++j) dx[j] = static_cast<T>(rs * (grow[j] * w[j] - mean_gh - xhat(j) * mean_ghx));
+}
+
+// One row, backward: its dx. As a loop inside the dispatch lambda it had too many possible
+// aliases and stayed scalar.
 template <typename T>
 static void normalise_row_backward(std::int64_t d, const T* __restrict row, const T* __restrict grow,
                                    const T* __restrict w, double m, double rs, T* __restrict dx) {
@@ -69,7 +77,49 @@ static void normalise_row_backward(std::int64_t d, const T* __restrict row, cons
         lane_sum(d, [&](std::int64_t j) { return static_cast<double>(grow[j] * w[j]); }) / static_cast<double>(d);  // mean(ĝ)
     const double mean_ghx =
         lane_sum(d, [&](std::int64_t j) { return grow[j] * w[j] * xhat(j); }) / static_cast<double>(d);  // mean(ĝ ⊙ x̂)
-    for (std::int64_t j = 0; j < d; ++j) dx[j] = static_cast<T>(rs * (grow[j] * w[j] - mean_gh - xhat(j) * mean_ghx));
+    row_dx(d, row, grow, w, m, rs, mean_gh, mean_ghx, dx);
+}
+
+// kRows float rows' dx at once: normalise_row_backward's two sums for every row side by side
+// in one loop, where one row's two chains of d/8 dependent additions leave the core waiting.
+// Each sum keeps lane_sum's order (lane l takes j ≡ l mod 8, then the tail, then the lanes
+// in order), and each term is made in a statement of its own before it is added, as through
+// lane_sum's lambda (GCC fuses the product into the addition either way, clang in neither):
+// every row gets the bits it gets alone.
+template <int kRows>
+static void normalise_rows_backward(std::int64_t d, const float* __restrict x, const float* __restrict g,
+                                    const float* __restrict w, const float* __restrict mu,
+                                    const float* __restrict rstd, float* __restrict dx) {
+    Lanes sum_gh[kRows] = {}, sum_ghx[kRows] = {};
+    std::int64_t j = 0;
+    for (; j + 8 <= d; j += 8) {
+        FloatLanes wj;
+        std::memcpy(&wj, w + j, sizeof wj);
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) {
+            FloatLanes xf, gf;
+            std::memcpy(&xf, x + r * d + j, sizeof xf);
+            std::memcpy(&gf, g + r * d + j, sizeof gf);
+            const Lanes gh = __builtin_convertvector(gf * wj, Lanes);  // ĝ, rounded to float as g·w is
+            const Lanes xh = (__builtin_convertvector(xf, Lanes) - static_cast<double>(mu[r])) * static_cast<double>(rstd[r]);
+            const Lanes ghx = gh * xh;
+            sum_gh[r] += gh;
+            sum_ghx[r] += ghx;
+        }
+    }
+    for (int r = 0; r < kRows; ++r) {
+        const float *row = x + r * d, *grow = g + r * d;
+        const double m = mu[r], rs = rstd[r];
+        double s_gh = 0, s_ghx = 0;
+        for (std::int64_t t = j; t < d; ++t) {
+            const double gh = static_cast<double>(grow[t] * w[t]), ghx = gh * ((row[t] - m) * rs);
+            s_gh += gh;
+            s_ghx += ghx;
+        }
+        for (int l = 0; l < 8; ++l) s_gh += sum_gh[r][l];
+        for (int l = 0; l < 8; ++l) s_ghx += sum_ghx[r][l];
+        row_dx(d, row, grow, w, m, rs, s_gh / static_cast<double>(d), s_ghx / static_cast<double>(d), dx + r * d);
+    }
 }
 
 // One row's share of dw and db over `width` columns: dw += g ⊙ x̂, db += g.
@@ -101,8 +151,10 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         // A block of rows per step: every row's mean, then every row's variance, then
         // their outputs. Each row's arithmetic is the same as one row at a time (the same
         // bits); side by side, the rows' chains of dependent additions overlap, where one
-        // row's chain mean -> variance -> 1/σ -> output leaves the core waiting
-        // (bench_workloads' kernel_layer_norm_16x32x64 times forward + backward).
+        // row's chain mean -> variance -> 1/σ -> output leaves the core waiting. A float
+        // block's eight sums run in one loop (float_row_sums), so that the overlap does not
+        // depend on how far ahead the core looks (bench_workloads' kernel_layer_norm_16x32x64
+        // times forward + backward).
         // Threads take whole rows (parallel_for_elements), so a row's bits do not depend on
         // how many there are.
         const MeanOf mean_of(d);
@@ -113,18 +165,25 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
                 const std::int64_t n = std::min(kBlock, last - r0);
                 const T* block = px + r0 * d;
                 // pass 1: mean; pass 2: variance about it (two-pass: no cancellation)
-                for (std::int64_t i = 0; i < n; ++i) {
-                    const T* row = block + i * d;
-                    if constexpr (std::is_same_v<T, float>) m[i] = mean_of(float_row_sum<false>(d, row, 0));
-                    else m[i] = mean_of(lane_sum(d, [&](std::int64_t j) { return static_cast<double>(row[j]); }));
-                }
-                for (std::int64_t i = 0; i < n; ++i) {
-                    const T* row = block + i * d;
-                    const double mi = m[i];
-                    double ss;
-                    if constexpr (std::is_same_v<T, float>) ss = float_row_sum<true>(d, row, mi);
-                    else ss = lane_sum(d, [&](std::int64_t j) { return (row[j] - mi) * (row[j] - mi); });
-                    inv[i] = 1.0 / std::sqrt(mean_of(ss) + eps);
+                if constexpr (std::is_same_v<T, float>) {  // a whole block's sums side by side
+                    const double zeros[kBlock] = {};
+                    double sums[kBlock];
+                    if (n == kBlock) float_row_sums<false, kBlock>(d, block, d, zeros, sums);
+                    else for (std::int64_t i = 0; i < n; ++i) sums[i] = float_row_sum<false>(d, block + i * d, 0);
+                    for (std::int64_t i = 0; i < n; ++i) m[i] = mean_of(sums[i]);
+                    if (n == kBlock) float_row_sums<true, kBlock>(d, block, d, m, sums);
+                    else for (std::int64_t i = 0; i < n; ++i) sums[i] = float_row_sum<true>(d, block + i * d, m[i]);
+                    for (std::int64_t i = 0; i < n; ++i) inv[i] = 1.0 / std::sqrt(mean_of(sums[i]) + eps);
+                } else {
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        const T* row = block + i * d;
+                        m[i] = mean_of(lane_sum(d, [&](std::int64_t j) { return static_cast<double>(row[j]); }));
+                    }
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        const T* row = block + i * d;
+                        const double mi = m[i];
+                        inv[i] = 1.0 / std::sqrt(mean_of(lane_sum(d, [&](std::int64_t j) { return (row[j] - mi) * (row[j] - mi); })) + eps);
+                    }
                 }
                 for (std::int64_t i = 0; i < n; ++i) {
                     if (want_grad) pm[r0 + i] = static_cast<T>(m[i]), pr[r0 + i] = static_cast<T>(inv[i]);
@@ -144,7 +203,13 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
             // split the rows for dx and the columns for the sums, so no sum is split and the bits
             // are the same on any thread count.
             parallel_for_elements(rows, d, [&](std::int64_t first, std::int64_t last) {
-                for (std::int64_t r = first; r < last; ++r)
+                std::int64_t r = first;
+                if constexpr (std::is_same_v<T, float>) {
+                    constexpr int kRows = 4;
+                    for (; r + kRows <= last; r += kRows)
+                        normalise_rows_backward<kRows>(d, px + r * d, pg + r * d, pw, pm + r, pr + r, pdx + r * d);
+                }
+                for (; r < last; ++r)
                     normalise_row_backward(d, px + r * d, pg + r * d, pw, static_cast<double>(pm[r]),
                                            static_cast<double>(pr[r]), pdx + r * d);
             });

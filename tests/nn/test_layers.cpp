@@ -132,22 +132,37 @@ TEST_CASE("fused layer_norm in float32 with strided weight and bias equals the r
     }
 }
 
-// layer_norm works on a block of rows at a time (mean of each, then variance of each, then
-// the outputs); every row must come out as it would alone. Row counts around the block of
-// 8, widths with and without a vector tail, float32 and float64, bit for bit.
+// layer_norm works on a block of rows at a time (forward: mean of each, then variance of
+// each, then the outputs, 8 rows to a block; backward: the sums of 4 float rows side by
+// side); every row must come out as it would alone, its output and its dx. Row counts
+// around both blocks, widths with and without a vector tail, float32 and float64, bit for bit.
 TEST_CASE("fused layer_norm gives each row the bits it gets alone, whatever block it falls in", "[nn][layers][layernorm]") {
     Generator g(10);
+    // float32 -> float64 is exact, so equal doubles bit for bit mean equal floats
+    auto bits = [](const Tensor& t) {
+        std::vector<std::uint64_t> out;
+        for (const double v : t.to(kFloat64).to_vector<double>()) out.push_back(std::bit_cast<std::uint64_t>(v));
+        return out;
+    };
     for (DType dtype : {kFloat32, kFloat64})
         for (std::int64_t d : {64, 37})
-            for (std::int64_t rows : {1, 7, 8, 9, 17}) {
-                Tensor x = uniform({rows, d}, -3, 3, dtype, g), w = uniform({d}, 0.5, 1.5, dtype, g), b = uniform({d}, -1, 1, dtype, g);
-                // float32 -> float64 is exact, so equal doubles bit for bit mean equal floats
-                const std::vector<double> y = layer_norm(x, w, b).to(kFloat64).to_vector<double>();
+            for (std::int64_t rows : {1, 3, 4, 5, 7, 8, 9, 17}) {
+                const Tensor x = uniform({rows, d}, -3, 3, dtype, g), gy = uniform({rows, d}, -1, 1, dtype, g);
+                const Tensor w = uniform({d}, 0.5, 1.5, dtype, g), b = uniform({d}, -1, 1, dtype, g);
+                Tensor xg = x.clone().requires_grad_();
+                const Tensor y = layer_norm(xg, w, b);
+                y.backward(gy);
+                const std::vector<std::uint64_t> y_bits = bits(y.detach()), dx_bits = bits(xg.grad());
                 for (std::int64_t r = 0; r < rows; ++r) {
                     INFO(dtype_name(dtype) << " d = " << d << ", rows = " << rows << ", row " << r);
-                    const std::vector<double> alone = layer_norm(x.narrow(0, r, 1), w, b).to(kFloat64).to_vector<double>();
-                    for (std::int64_t j = 0; j < d; ++j)
-                        CHECK(std::bit_cast<std::uint64_t>(alone[j]) == std::bit_cast<std::uint64_t>(y[r * d + j]));
+                    Tensor xr = x.narrow(0, r, 1).clone().requires_grad_();
+                    const Tensor yr = layer_norm(xr, w, b);
+                    yr.backward(gy.narrow(0, r, 1).contiguous());
+                    const std::vector<std::uint64_t> y_alone = bits(yr.detach()), dx_alone = bits(xr.grad());
+                    for (std::int64_t j = 0; j < d; ++j) {
+                        CHECK(y_alone[static_cast<std::size_t>(j)] == y_bits[static_cast<std::size_t>(r * d + j)]);
+                        CHECK(dx_alone[static_cast<std::size_t>(j)] == dx_bits[static_cast<std::size_t>(r * d + j)]);
+                    }
                 }
             }
 }
