@@ -32,13 +32,15 @@
 // to ~0.15 s, 7 repetitions, the median per call (lab::time_median, which phase 5's cost
 // plot uses too). Each line also reports, per call in the steady state (over a few calls
 // after the timing), the minor page faults (getrusage: a nonzero count means memory went
-// back to the kernel and was faulted in again), the jobs handed to the thread pool and
-// how many of them had to wake a sleeping worker (tensor/parallel.hpp), and the process's
-// CPU time (all threads, spinning workers included): on one thread it is the call's time
-// without the slices the scheduler gave to other programs, the steadier number on a shared
-// machine. Usage:
+// back to the kernel and was faulted in again), the jobs handed to the thread pool, how
+// many of them had to wake a sleeping worker, the calling thread's time inside them, of
+// that its wait for workers' chunks, and the call's time outside them, which ran on one
+// thread (tensor/parallel.hpp), and the process's CPU time (all threads, spinning workers
+// included): on one thread it is the call's time without the slices the scheduler gave to
+// other programs, the steadier number on a shared machine. Usage:
 //   build/bench_workloads [--threads N] [--only REGEX] [--json PATH]
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -91,7 +93,7 @@ private:
 
 // Per call, after the timing: see the header comment.
 struct SteadyState {
-    double page_faults, pool_jobs, pool_wakes, cpu_ms;
+    double page_faults, pool_jobs, pool_wakes, pool_ms, pool_wait_ms, outside_pool_ms, cpu_ms;
 };
 
 struct Result {
@@ -118,18 +120,25 @@ SteadyState steady_state(const std::function<void()>& fn, int calls) {
     const long faults = minor_faults();
     const PoolCounts pool = pool_counts();
     const double cpu = process_cpu_ms();
+    const auto wall = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) fn();
+    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall).count();
     const double cpu_now = process_cpu_ms();
     const PoolCounts now = pool_counts();
     const auto per_call = [calls](double n) { return n / calls; };
+    const double pool_ms = static_cast<double>(now.job_ns - pool.job_ns) * 1e-6;
     return {per_call(static_cast<double>(minor_faults() - faults)), per_call(static_cast<double>(now.jobs - pool.jobs)),
-            per_call(static_cast<double>(now.wakes - pool.wakes)), per_call(cpu_now - cpu)};
+            per_call(static_cast<double>(now.wakes - pool.wakes)), per_call(pool_ms),
+            per_call(static_cast<double>(now.wait_ns - pool.wait_ns) * 1e-6), per_call(wall_ms - pool_ms), per_call(cpu_now - cpu)};
 }
 
 Result summarise(const std::string& name, const lab::Timing& t, const SteadyState& steady, const std::string& extra = "") {
-    char f[160];
-    std::snprintf(f, sizeof f, "page_faults_per_iter=%.0f pool_jobs_per_iter=%.4g pool_wakes_per_iter=%.4g cpu_ms_per_iter=%.4g",
-                  steady.page_faults, steady.pool_jobs, steady.pool_wakes, steady.cpu_ms);
+    char f[256];
+    std::snprintf(f, sizeof f,
+                  "page_faults_per_iter=%.0f pool_jobs_per_iter=%.4g pool_wakes_per_iter=%.4g pool_ms_per_iter=%.4g "
+                  "pool_wait_ms_per_iter=%.4g outside_pool_ms_per_iter=%.4g cpu_ms_per_iter=%.4g",
+                  steady.page_faults, steady.pool_jobs, steady.pool_wakes, steady.pool_ms, steady.pool_wait_ms,
+                  steady.outside_pool_ms, steady.cpu_ms);
     Result r{name, t.median_ms, t.min_ms, t.max_ms, extra.empty() ? f : extra + " " + f, steady};
     std::printf("%s: %.4f ms (%.4f..%.4f)  %s\n", name.c_str(), r.median_ms, r.min_ms, r.max_ms, r.extra.c_str());
     std::fflush(stdout);
@@ -426,11 +435,13 @@ int main(int argc, char** argv) {
         std::string j = "{\"threads\": " + std::to_string(threads) + ", \"results\": [";
         for (std::size_t i = 0; i < results.size(); ++i) {
             const SteadyState& st = results[i].steady;
-            char buf[384];
+            char buf[512];
             std::snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
-                          "\"page_faults_per_iter\": %.1f, \"pool_jobs_per_iter\": %.4g, \"pool_wakes_per_iter\": %.4g, \"cpu_ms_per_iter\": %.6g}",
+                          "\"page_faults_per_iter\": %.1f, \"pool_jobs_per_iter\": %.4g, \"pool_wakes_per_iter\": %.4g, "
+                          "\"pool_ms_per_iter\": %.6g, \"pool_wait_ms_per_iter\": %.6g, \"outside_pool_ms_per_iter\": %.6g, "
+                          "\"cpu_ms_per_iter\": %.6g}",
                           i ? ", " : "", results[i].name.c_str(), results[i].median_ms, results[i].min_ms, results[i].max_ms,
-                          st.page_faults, st.pool_jobs, st.pool_wakes, st.cpu_ms);
+                          st.page_faults, st.pool_jobs, st.pool_wakes, st.pool_ms, st.pool_wait_ms, st.outside_pool_ms, st.cpu_ms);
             j += buf;
         }
         write_file_atomic(json_path, j + "]}\n");

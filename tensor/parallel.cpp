@@ -85,6 +85,7 @@ public:
     // Runs one job of `chunks` chunks on the caller and whichever workers turn up;
     // returns when all chunks are done.
     void run(int64_t begin, int64_t n, int chunks, const ChunkBody& body) {
+        const auto published = std::chrono::steady_clock::now();
         start_workers(num_threads() - 1);
         body_ = &body;
         begin_ = begin;
@@ -101,11 +102,15 @@ public:
             wake_.notify_all();
         }
         claim_and_run(gen);  // our share first, then anything no worker has started
+        const auto claimed_all = std::chrono::steady_clock::now();
         // Every chunk is claimed; the ones left are running on workers that started them.
         for (int spins = 0; done_.load(std::memory_order_acquire) < chunks; ++spins) {
             if (spins < 4096) cpu_relax();
             else std::this_thread::yield();  // a worker was preempted mid-chunk: give it the core
         }
+        const auto finished = std::chrono::steady_clock::now();
+        job_ns_.fetch_add(nanoseconds(finished - published), std::memory_order_relaxed);
+        wait_ns_.fetch_add(nanoseconds(finished - claimed_all), std::memory_order_relaxed);
         body_ = nullptr;
         for (std::exception_ptr& e : errors_)
             if (e) std::rethrow_exception(e);
@@ -126,7 +131,10 @@ public:
     // Held by whoever is using the pool (a job, or a resize).
     std::mutex& busy() { return busy_; }
 
-    PoolCounts counts() const { return {jobs_.load(std::memory_order_relaxed), wakes_.load(std::memory_order_relaxed)}; }
+    PoolCounts counts() const {
+        return {jobs_.load(std::memory_order_relaxed), wakes_.load(std::memory_order_relaxed),
+                job_ns_.load(std::memory_order_relaxed), wait_ns_.load(std::memory_order_relaxed)};
+    }
 
 private:
     // job_ packs the generation (bits 32-63), the job's chunk count (16-31) and the
@@ -197,7 +205,11 @@ private:
     std::vector<std::thread> workers_;
     std::atomic<uint64_t> job_{0};
     std::atomic<int> done_{0};
-    std::atomic<uint64_t> jobs_{0}, wakes_{0};  // written by run() alone (under busy_), read by anyone
+    // Written by run() alone (under busy_), read by anyone.
+    std::atomic<uint64_t> jobs_{0}, wakes_{0}, job_ns_{0}, wait_ns_{0};
+    static uint64_t nanoseconds(std::chrono::steady_clock::duration d) {
+        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+    }
     // The job, written by run() before it publishes job_, read by claimers after a claim.
     const ChunkBody* body_ = nullptr;
     int64_t begin_ = 0, n_ = 0;

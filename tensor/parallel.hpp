@@ -57,11 +57,14 @@ int num_threads();
 inline constexpr int kMaxThreads = 1024;
 int parse_num_threads(const char* text);
 
-// How many jobs parallel_for has handed to the pool since the program started, and
-// how many of them found a worker asleep and had to wake it (bench_workloads reports
-// both per call). Single-thread runs and serial fallbacks count as neither.
+// How many jobs parallel_for has handed to the pool since the program started, how many
+// of them found a worker asleep and had to wake it, how long the calling thread spent in
+// them (from publishing a job to its last chunk's end) and, of that, waiting for chunks
+// that workers had started (bench_workloads reports all four per call: on 2 threads, a
+// call's time outside the pool is what runs on one thread). Single-thread runs and serial
+// fallbacks count as none of them.
 struct PoolCounts {
-    std::uint64_t jobs = 0, wakes = 0;
+    std::uint64_t jobs = 0, wakes = 0, job_ns = 0, wait_ns = 0;
 };
 PoolCounts pool_counts();
 

@@ -104,6 +104,23 @@ TEST_CASE("pool_counts counts the jobs handed to the pool, and the wakes of a sl
     CHECK(pool_counts().wakes == before.wakes + 1);
 }
 
+TEST_CASE("pool_counts times the caller inside jobs, and its wait for a worker's chunk", "[tensor][parallel]") {
+    ThreadCount tc(2);
+    const std::thread::id caller = std::this_thread::get_id();
+    const PoolCounts start = pool_counts();
+    parallel_for(0, 10, 10, [](int64_t, int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); });
+    CHECK(pool_counts().job_ns == start.job_ns);  // too short to split: not a job, not timed
+    std::atomic<int> started{0};
+    parallel_for(0, 2, 1, [&](int64_t, int64_t) {  // one chunk on each thread; the worker's takes 30 ms longer
+        wait_until_started(started, 2);
+        if (std::this_thread::get_id() != caller) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    });
+    const PoolCounts end = pool_counts();
+    CHECK(end.wait_ns - start.wait_ns >= 20'000'000);  // the caller's chunk ended at once; it waited for the worker's
+    CHECK(end.job_ns - start.job_ns >= end.wait_ns - start.wait_ns);
+    CHECK(end.job_ns - start.job_ns < 5'000'000'000);
+}
+
 TEST_CASE("parallel_for: a chunk no worker has started is run by the caller", "[tensor][parallel]") {
     // 40 threads on a 2-core machine: most workers are asleep or waiting for a core
     // when the job is published, so the caller ends up claiming their chunks.

@@ -203,7 +203,8 @@ TEST_CASE("bench_workloads times a single kernel at W4's shape, and nothing else
     const auto run = run_program({program_path("bench_workloads"), "--only", "kernel_layer_norm"}, 120);
     INFO(run.output);
     REQUIRE(run.exit_code == 0);
-    CHECK_THAT(run.output, Contains("kernel_layer_norm_16x32x64: ") && Contains("page_faults_per_iter=") && Contains("pool_wakes_per_iter="));
+    CHECK_THAT(run.output, Contains("kernel_layer_norm_16x32x64: ") && Contains("page_faults_per_iter=") && Contains("pool_wakes_per_iter=") &&
+                                 Contains("pool_ms_per_iter=") && Contains("pool_wait_ms_per_iter="));
     CHECK(std::count(run.output.begin(), run.output.end(), '\n') == 2);  // the threads line and the one row
 
     // --only is an extended regular expression (grep -E): alternation and anchors work, and
