@@ -41,7 +41,7 @@ perf report -i "$data" --no-children --sort sym --stdio 2> /dev/null | awk -v to
     else if (sym ~ /micro_kernel|gemm|pack_|packed_|::tile<|blocked_serial|matmul/) group = "GEMM (micro-kernels, packing)"
     else if (sym ~ /flash|tile_kernel|tile_rows|tile_product|exp_shifted|row_max|mask_tile|Problem<|transpose<float>|__ieee754_log/) group = "attention (flash kernel)"
     else if (sym ~ /gelu/) group = "GELU"
-    else if (sym ~ /layer_norm/) group = "LayerNorm"
+    else if (sym ~ /layer_norm|normalise_row/) group = "LayerNorm"
     else if (sym ~ /malloc|free|allocate|_storage|operator new|operator delete|_Sp_counted|checked_nbytes/) group = "allocation, reference counts"
     else if (sym ~ /randn|Generator::|sincos|__sin|__cos/) group = "model set-up (not timed)"
     share[group] += pct
