@@ -20,7 +20,9 @@
 //
 // Packing copies each operand once per block into the exact order the
 // micro-kernel reads it, so the kernel sees unit-stride, aligned data whatever
-// the caller's strides were (transposes cost nothing extra). The kernel itself
+// the caller's strides were (transposes cost nothing extra). A float A that
+// serves few column tiles is read where it lies instead, row-major or
+// column-major (see blocked_serial). The kernel itself
 // never checks bounds: a short last row sliver has its own kernel instance
 // (templated on the row count) and a narrow last column sliver is zero-padded.
 //
@@ -248,20 +250,20 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* Ap) {
 // C[0:Rows, 0:Vecs*W] = (overwrite ? 0 : C) + A[Rows x kc] . Bp[kc x NR], reading
 // the first Vecs vectors of each B row; then + bias[0:Vecs*W] on every row when bias is
 // not null (the last K slice of a product with a column bias: see gemm.hpp).
-// A is either a packed sliver (kPackedA: Ap[k*MR + r], from pack_a) or A itself,
-// row-major with row stride lda (A[r*lda + k]), which saves packing it when it is used
-// for few column tiles (see blocked_serial).
-// Either way element (r, k) is the same number, multiplied and added in the same
-// order, so the two give the same bits.
+// A's element (r, k) is at Ap[r + k*lda] (kColumnsA: a packed sliver from pack_a, lda =
+// MR, or a column-major A read in place, lda its column stride) or at Ap[r*lda + k]
+// (a row-major A read in place); reading A in place saves packing it when it serves few
+// column tiles (see blocked_serial). Either way element (r, k) is the same number,
+// multiplied and added in the same order, so all three give the same bits.
 // The accumulators are a fixed-size array of vectors; with the loops fully
 // unrolled the compiler keeps all Rows*Vecs of them in registers, and
 // `acc += a * b` becomes one fused multiply-add per vector (vfmadd231ps on x86).
 // Rows = MR, Vecs = NV is the full tile; the smaller instances serve edge tiles
 // with exactly the same arithmetic per element.
-template <typename T, int Rows, int Vecs, bool kPackedA>
+template <typename T, int Rows, int Vecs, bool kColumnsA>
 void micro_kernel(int64_t kc, const T* __restrict Ap, int64_t lda, const T* __restrict Bp, T* __restrict C,
                   int64_t ldc, bool overwrite, const T* __restrict bias) {
-    constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
+    constexpr int NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
     Vec<T> acc[Rows][Vecs] = {};
     for (int64_t k = 0; k < kc; ++k) {
         Vec<T> b[Vecs];
@@ -269,11 +271,11 @@ void micro_kernel(int64_t kc, const T* __restrict Ap, int64_t lda, const T* __re
         for (int v = 0; v < Vecs; ++v) b[v] = load(Bp + v * W);
 #pragma GCC unroll 32
         for (int r = 0; r < Rows; ++r) {
-            const T a = kPackedA ? Ap[r] : Ap[r * lda + k];  // broadcast to every lane by the vector arithmetic
+            const T a = kColumnsA ? Ap[r] : Ap[r * lda + k];  // broadcast to every lane by the vector arithmetic
 #pragma GCC unroll 8
             for (int v = 0; v < Vecs; ++v) acc[r][v] += a * b[v];
         }
-        if constexpr (kPackedA) Ap += MR;
+        if constexpr (kColumnsA) Ap += lda;
         Bp += NR;
     }
 #pragma GCC unroll 32
@@ -291,19 +293,19 @@ void micro_kernel(int64_t kc, const T* __restrict Ap, int64_t lda, const T* __re
 template <typename T>
 using MicroKernel = void (*)(int64_t, const T*, int64_t, const T*, T*, int64_t, bool, const T*);
 
-// kKernels<T, kPackedA>[r-1][v-1] computes r rows by v vectors.
-template <typename T, bool kPackedA, int Rows, size_t... V>
+// kKernels<T, kColumnsA>[r-1][v-1] computes r rows by v vectors.
+template <typename T, bool kColumnsA, int Rows, size_t... V>
 constexpr std::array<MicroKernel<T>, sizeof...(V)> kernel_row(std::index_sequence<V...>) {
-    return {&micro_kernel<T, Rows, static_cast<int>(V) + 1, kPackedA>...};
+    return {&micro_kernel<T, Rows, static_cast<int>(V) + 1, kColumnsA>...};
 }
-template <typename T, bool kPackedA, size_t... R>
+template <typename T, bool kColumnsA, size_t... R>
 constexpr auto make_kernels(std::index_sequence<R...>) {
     using Row = std::array<MicroKernel<T>, TileShape<T>::NV>;
     return std::array<Row, sizeof...(R)>{
-        kernel_row<T, kPackedA, static_cast<int>(R) + 1>(std::make_index_sequence<TileShape<T>::NV>{})...};
+        kernel_row<T, kColumnsA, static_cast<int>(R) + 1>(std::make_index_sequence<TileShape<T>::NV>{})...};
 }
-template <typename T, bool kPackedA>
-constexpr auto kKernels = make_kernels<T, kPackedA>(std::make_index_sequence<TileShape<T>::MR>{});
+template <typename T, bool kColumnsA>
+constexpr auto kKernels = make_kernels<T, kColumnsA>(std::make_index_sequence<TileShape<T>::MR>{});
 
 // Reading A in place pays for float, the models' dtype; float64 (gradcheck, references)
 // always packs, which also spares compiling a second table of double kernels.
@@ -317,16 +319,17 @@ constexpr bool kReadsAInPlace = std::is_same_v<T, float>;
 // and vectors. A width that ends mid-vector is computed into a scratch tile
 // (the padded B columns are zeros) and its valid part added to C exactly as
 // the micro-kernel would have. bias: null, or the tile's columns of the column bias.
+// A's element (r, k) is at Ap[r*a_rs + k*a_cs], a_rs = 1 (a packed sliver: a_cs = MR; or a
+// column-major A in place) or a_cs = 1 (a row-major A in place; float only: kReadsAInPlace).
 template <typename T>
-void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, int64_t lda, const T* Bp, T* C, int64_t ldc,
-          bool overwrite, const T* bias) {
+void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, int64_t a_rs, int64_t a_cs, const T* Bp, T* C,
+          int64_t ldc, bool overwrite, const T* bias) {
     constexpr int MR = TileShape<T>::MR, NR = TileShape<T>::NR, W = TileShape<T>::kLanes;
     const int64_t vecs = (cols + W - 1) / W;
-    // lda 0: Ap is a packed sliver; otherwise A itself, row-major with that row stride
-    // (float only: see kReadsAInPlace).
     MicroKernel<T> kernel = kKernels<T, true>[rows - 1][vecs - 1];
+    int64_t lda = a_cs;
     if constexpr (kReadsAInPlace<T>)
-        if (lda != 0) kernel = kKernels<T, false>[rows - 1][vecs - 1];
+        if (a_rs != 1) kernel = kKernels<T, false>[rows - 1][vecs - 1], lda = a_rs;
     if (cols % W == 0) {
         kernel(kc, Ap, lda, Bp, C, ldc, overwrite, bias);
         return;
@@ -407,9 +410,16 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
     // and W4's [T, 64] @ [64, 64]), and the packed copy buys nothing the rows in L1 do not.
     // W7's products of 512 columns or a K of 512 (fc1 forward, fc2's dx; fc2 forward, fc1's
     // dx) run 2% and 10% faster in place than packed (bench_workloads --only gemm_w7, with
-    // the limits below halved for the packed side).
-    const bool a_in_place = kReadsAInPlace<T> && a_cs == 1 && a_rs > 0 &&
-                            a_rs * int64_t(sizeof(T)) <= kMaxRowBytesInPlaceA && N <= kMaxColumnTilesInPlaceA * NR;
+    // the limits below halved for the packed side). A column-major A (gᵀ, a weight
+    // gradient's A) is read in place too, under the same limit on column tiles: a sliver's
+    // MR rows are MR adjacent elements of each of A's columns, so the micro-kernel reads it
+    // as it reads a packed sliver, its columns a_cs apart instead of MR. W7's weight
+    // gradients run 2-9% faster so (bench_workloads --only gemm_w7_dw).
+    const bool rows_in_place = kReadsAInPlace<T> && a_cs == 1 && a_rs > 0 &&
+                               a_rs * int64_t(sizeof(T)) <= kMaxRowBytesInPlaceA && N <= kMaxColumnTilesInPlaceA * NR;
+    const bool columns_in_place = kReadsAInPlace<T> && !rows_in_place && a_rs == 1 && a_cs > 0 &&
+                                  N <= kMaxColumnTilesInPlaceA * NR;
+    const bool a_in_place = rows_in_place || columns_in_place;
 
     for (int64_t jc = 0; jc < N; jc += NC) {
         const int64_t nc = std::min(NC, N - jc);
@@ -428,10 +438,10 @@ void blocked_serial(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, i
                     const int64_t nr = std::min<int64_t>(NR, nc - jr);
                     for (int64_t ir = 0; ir < mc; ir += MR) {
                         const int64_t mr = std::min<int64_t>(MR, mc - ir);
-                        const T* a = a_in_place ? A + (ic + ir) * a_rs + pc : Ap + ir * kc;
+                        const T* a = a_in_place ? A + (ic + ir) * a_rs + pc * a_cs : Ap + ir * kc;
                         const T* b = panel + jr * kc;
-                        tile(kc, mr, nr, a, a_in_place ? a_rs : 0, b, C + (ic + ir) * ldc + jc + jr, ldc, overwrite,
-                             bias_now ? bias_now + jc + jr : nullptr);
+                        tile(kc, mr, nr, a, a_in_place ? a_rs : 1, a_in_place ? a_cs : MR, b, C + (ic + ir) * ldc + jc + jr,
+                             ldc, overwrite, bias_now ? bias_now + jc + jr : nullptr);
                     }
                 }
             }

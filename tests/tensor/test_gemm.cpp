@@ -196,39 +196,49 @@ TEMPLATE_TEST_CASE("gemm_builtin gives bit-identical results on 1 and 2 threads"
     }
 }
 
-TEMPLATE_TEST_CASE("gemm_builtin reads a row-major A in place with the packed path's bits", "[tensor][gemm]", float,
-                   double) {
-    // A row-major float A with short rows and few column tiles is read where it lies (double
-    // always packs); the same values stored column-major are packed first (gemm_kernel.cpp,
-    // a_in_place). Both must give C bit for bit: edge tiles in M and N, K over two cache
-    // slices (300), N at and above the in-place limit of 16 tiles (of 32 floats with
-    // AVX-512, 16 with AVX2), rows at and above its 2048 bytes (K 512, 513), accumulating or not.
+TEMPLATE_TEST_CASE("gemm_builtin reads a row-major or column-major A in place with the packed path's bits",
+                   "[tensor][gemm]", float, double) {
+    // A float A with few column tiles is read where it lies, row-major if its rows are short,
+    // column-major (gᵀ in a weight gradient) whatever its columns (double always packs); the
+    // same values at scattered strides, neither, are packed first (gemm_kernel.cpp,
+    // a_in_place). All three must give C bit for bit: edge tiles in M and N, K over two
+    // cache slices (300), N at and above the in-place limit of 16 tiles (of 32 floats with
+    // AVX-512, 16 with AVX2), rows at and above 2048 bytes (K 512, 513), accumulating or not.
     struct Shape {
         int64_t M, N, K;
     };
     for (Shape s : {Shape{1, 1, 1}, Shape{5, 17, 3}, Shape{12, 32, 64}, Shape{13, 33, 65}, Shape{40, 64, 64},
                     Shape{37, 200, 300}, Shape{30, 256, 10}, Shape{30, 257, 10}, Shape{30, 512, 10}, Shape{30, 513, 10},
-                    Shape{25, 64, 512}, Shape{25, 64, 513}})
+                    Shape{25, 64, 512}, Shape{25, 64, 513}, Shape{128, 128, 768}})
         for (const bool accumulate : {false, true}) {
             std::mt19937 rng(11);
             Strided<TestType> A = random_matrix<TestType>(s.M, s.K, Layout::RowMajor, rng);
-            Strided<TestType> At{s.M, s.K, 1, s.M, std::vector<TestType>(A.data.size())};  // the same values, column-major
+            // The same values column-major, and at scattered strides (rows 2K + 1 apart, columns 2).
+            Strided<TestType> At{s.M, s.K, 1, s.M, std::vector<TestType>(A.data.size())};
+            Strided<TestType> As{s.M, s.K, 2 * s.K + 1, 2, std::vector<TestType>(static_cast<size_t>(s.M * (2 * s.K + 1)))};
             for (int64_t i = 0; i < s.M; ++i)
-                for (int64_t k = 0; k < s.K; ++k) At.data[static_cast<size_t>(i + k * s.M)] = A.at(i, k);
+                for (int64_t k = 0; k < s.K; ++k) {
+                    At.data[static_cast<size_t>(i + k * s.M)] = A.at(i, k);
+                    As.data[static_cast<size_t>(i * As.rs + k * As.cs)] = A.at(i, k);
+                }
             Strided<TestType> B = random_matrix<TestType>(s.K, s.N, Layout::RowMajor, rng);
-            std::vector<TestType> c1(static_cast<size_t>(s.M * s.N)), c2;
+            std::vector<TestType> c0(static_cast<size_t>(s.M * s.N));
             std::uniform_real_distribution<TestType> dist(-1, 1);
-            for (TestType& x : c1) x = dist(rng);
-            c2 = c1;
+            for (TestType& x : c0) x = dist(rng);
             ThreadCount tc(1);
-            gemm_builtin(s.M, s.N, s.K, A.data.data(), A.rs, A.cs, B.data.data(), B.rs, B.cs, c1.data(), s.N, accumulate);
-            gemm_builtin(s.M, s.N, s.K, At.data.data(), At.rs, At.cs, B.data.data(), B.rs, B.cs, c2.data(), s.N,
+            std::vector<TestType> packed = c0;
+            gemm_builtin(s.M, s.N, s.K, As.data.data(), As.rs, As.cs, B.data.data(), B.rs, B.cs, packed.data(), s.N,
                          accumulate);
-            size_t first = 0;
-            while (first < c1.size() && std::memcmp(&c1[first], &c2[first], sizeof(TestType)) == 0) ++first;
-            INFO("M=" << s.M << " N=" << s.N << " K=" << s.K << " accumulate=" << accumulate);
-            CAPTURE(first);
-            CHECK(first == c1.size());
+            for (const Strided<TestType>* a : {&A, &At}) {
+                std::vector<TestType> c = c0;
+                gemm_builtin(s.M, s.N, s.K, a->data.data(), a->rs, a->cs, B.data.data(), B.rs, B.cs, c.data(), s.N, accumulate);
+                size_t first = 0;
+                while (first < c.size() && std::memcmp(&c[first], &packed[first], sizeof(TestType)) == 0) ++first;
+                INFO("M=" << s.M << " N=" << s.N << " K=" << s.K << " accumulate=" << accumulate
+                          << (a == &A ? " row-major" : " column-major"));
+                CAPTURE(first);
+                CHECK(first == c.size());
+            }
         }
 }
 
