@@ -314,16 +314,10 @@ constexpr bool kReadsAInPlace = std::is_same_v<T, float>;
 
 // ---- pass 4: edge handling ------------------------------------------------------
 
-// One tile of C, rows <= MR by cols <= NR. Full tiles, and edge tiles whose
-// width is whole vectors, go straight to the micro-kernel for that many rows
-// and vectors. A width that ends mid-vector is computed into a scratch tile
-// (the padded B columns are zeros) and its valid part added to C exactly as
-// the micro-kernel would have. bias: null, or the tile's columns of the column bias.
-// A's element (r, k) is at Ap[r*a_rs + k*a_cs], a_rs = 1 (a packed sliver: a_cs = MR; or a
-// column-major A in place) or a_cs = 1 (a row-major A in place; float only: kReadsAInPlace).
-// A tile whose width ends mid-vector, through the scratch tile. Out of line: its 1.5 KB
-// stack frame, aligned, would otherwise be set up on every call of tile(), full tiles
-// included (perf put 1.3% of W7's step on tile()'s prologue).
+// A tile whose width ends mid-vector (see tile): computed into a scratch tile, the padded B
+// columns being zeros, and its valid part added to C exactly as the micro-kernel would have.
+// Out of line, so that the calls of tile() for full tiles, nearly all of them, do not set up
+// its 1.5 KB aligned stack frame.
 template <typename T>
 [[gnu::noinline]] void tile_mid_vector(MicroKernel<T> kernel, int64_t kc, int64_t rows, int64_t cols, const T* Ap,
                                        int64_t lda, const T* Bp, T* C, int64_t ldc, bool overwrite, const T* bias) {
@@ -340,6 +334,11 @@ template <typename T>
     }
 }
 
+// One tile of C, rows <= MR by cols <= NR. Full tiles, and edge tiles whose width is whole
+// vectors, go straight to the micro-kernel for that many rows and vectors; a width that ends
+// mid-vector goes through tile_mid_vector. bias: null, or the tile's columns of the column
+// bias. A's element (r, k) is at Ap[r*a_rs + k*a_cs], a_rs = 1 (a packed sliver: a_cs = MR;
+// or a column-major A in place) or a_cs = 1 (a row-major A in place; float only: kReadsAInPlace).
 template <typename T>
 void tile(int64_t kc, int64_t rows, int64_t cols, const T* Ap, int64_t a_rs, int64_t a_cs, const T* Bp, T* C,
           int64_t ldc, bool overwrite, const T* bias) {
