@@ -376,7 +376,12 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
     T* o = out.row(n, i0);  // [bq, dv] in rows ldo apart: the accumulator is the output itself
     const float* mb = p.mask->batch(n);
     scaled_copy(p.q.row(n, i0), p.q.ld, bq, dk, p.scale, w.qs);  // scale once per row, not per score
-    fill_rows(o, ldo, bq, dv, T(0));
+    // o is not zeroed first: the first key block the mask lets through writes it (a tile
+    // product that does not accumulate adds its sum to 0, as one accumulating into zeros
+    // would: the same bits), the later ones add to it, and a row block that no key block
+    // reaches is zeroed at the end. Zeroing o, and in backward dq, dk and dv, cost a pass
+    // over memory that the products then read again (a third of a millisecond of W7's step).
+    bool o_written = false;
     std::fill(w.m, w.m + bq, -inf);
     std::fill(w.l, w.l + bq, 0.0);
     for (std::int64_t j0 = 0; j0 < p.Tk; j0 += BK) {
@@ -412,11 +417,13 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
             w.l[i] += row_sum[i];
             w.m[i] = m_new[i];
         }
-        for (std::int64_t s = 0; s < st.count; ++s) {  // o += P v_J
+        for (std::int64_t s = 0; s < st.count; ++s) {  // o += P v_J, or o = P v_J for the first block
             const Strip x = st[s];
-            detail::tile_product<T>(x.rows, dv, x.kn, S + x.r * bk, bk, 1, v + j0 * ldv, ldv, o + x.r * ldo, ldo, true);
+            detail::tile_product<T>(x.rows, dv, x.kn, S + x.r * bk, bk, 1, v + j0 * ldv, ldv, o + x.r * ldo, ldo, o_written);
         }
+        o_written = true;
     }
+    if (!o_written) fill_rows(o, ldo, bq, dv, T(0));  // every key blocked
     for (std::int64_t i = 0; i < bq; ++i) {
         if (w.l[i] > 0) {
             const T inv = static_cast<T>(1.0 / w.l[i]);
@@ -458,7 +465,8 @@ template <typename T>
 struct BackwardScratch {
     ScratchBlock block;
     T *kt, *vt, *qs, *D, *S, *dP;
-    explicit BackwardScratch(const Problem<T>& p) {
+    std::vector<unsigned char> dq_written;  // per query block: does dq hold its sums yet?
+    explicit BackwardScratch(const Problem<T>& p) : dq_written(static_cast<std::size_t>((p.Tq + BQ - 1) / BQ)) {
         const std::int64_t ld = transposed_stride(p.Tk);
         block.carve<T, T, T, T, T, T>({kt, p.dk * ld},                    // kᵀ, [dk, Tk] in rows ld apart
                                       {vt, p.dv * ld},                    // vᵀ, [dv, Tk] in rows ld apart
@@ -468,6 +476,21 @@ struct BackwardScratch {
                                       {dP, tile_elements(p.Tq, p.Tk)});   // dP, then dS
     }
 };
+
+// A product over keys [a, b) of a key block into dk or dv (out: the block's first key row),
+// whose keys [0, written) hold sums so far: it adds to those and writes the others (as o in
+// forward_rows), and leaves [0, b) holding sums. product(lo, hi, accumulate) runs it over
+// keys [lo, hi). A query block's strips read keys in order, each from where the last one
+// ended, so a > written does not happen; were it to, the keys between are zeroed first.
+template <typename T, typename Product>
+void into_key_rows(std::int64_t& written, std::int64_t a, std::int64_t b, T* out, std::int64_t ld, std::int64_t width,
+                   Product&& product) {
+    if (a > written) fill_rows(out + written * ld, ld, a - written, width, T(0)), written = a;
+    const std::int64_t mid = std::min(written, b);
+    if (mid > a) product(a, mid, true);
+    if (b > mid) product(mid, b, false);
+    written = std::max(written, b);
+}
 
 template <typename T>
 void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out, const T* lse, const Rows<const T>& dout,
@@ -490,11 +513,11 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
         for (std::int64_t c = 0; c < dv; ++c) s += g[i * ldg + c] * o[i * ldo + c];
         D[i] = s;
     }
-    fill_rows(dq, ldq_grad, Tq, dk, T(0));
-    fill_rows(dk_out, ldk_grad, Tk, dk, T(0));
-    fill_rows(dv_out, ldv_grad, Tk, dv, T(0));
+    std::fill(w.dq_written.begin(), w.dq_written.end(), 0);
     const float* mb = p.mask->batch(n);
     for (std::int64_t j0 = 0; j0 < Tk; j0 += BK) {
+        T *dk_J = dk_out + j0 * ldk_grad, *dv_J = dv_out + j0 * ldv_grad;
+        std::int64_t dk_written = 0, dv_written = 0;  // keys of this block whose dk, dv hold sums: see into_key_rows
         for (std::int64_t i0 = 0; i0 < Tq; i0 += BQ) {
             const std::int64_t bq = std::min(BQ, Tq - i0);
             const Cover c = p.mask->cover(mb, i0, bq, j0, std::min(BK, Tk - j0));
@@ -516,22 +539,34 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             for (std::int64_t s = 0; s < st.count; ++s) {
                 const auto [r, rows, kq, kn] = st[s];
                 if (kn > kq)  // dV_J += Pᵀ dO_I, for the keys strip s adds, over the rows that read them
-                    detail::tile_product<T>(kn - kq, dv, bq - r, S + r * bk + kq, 1, bk, gI + r * ldg, ldg,
-                                            dv_out + (j0 + kq) * ldv_grad, ldv_grad, true);
+                    into_key_rows(dv_written, kq, kn, dv_J, ldv_grad, dv, [&](std::int64_t lo, std::int64_t hi, bool add) {
+                        detail::tile_product<T>(hi - lo, dv, bq - r, S + r * bk + lo, 1, bk, gI + r * ldg, ldg,
+                                                dv_J + lo * ldv_grad, ldv_grad, add);
+                    });
                 detail::tile_product<T>(rows, kn, dv, gI + r * ldg, ldg, 1, vt + j0, ld, dP + r * bk, bk, false);  // dP = dO_I v_Jᵀ
                 for (std::int64_t i = r; i < r + rows; ++i)  // dS = P ∘ (dP − D)
                     for (std::int64_t j = 0; j < kn; ++j) dP[i * bk + j] = S[i * bk + j] * (dP[i * bk + j] - D[i0 + i]);
             }
+            unsigned char& dq_written = w.dq_written[static_cast<std::size_t>(i0 / BQ)];  // as o in forward_rows
             for (std::int64_t s = 0; s < st.count; ++s) {
                 const auto [r, rows, kq, kn] = st[s];
                 if (kn > kq)  // dK_J += dSᵀ q_I·scale, as dV
-                    detail::tile_product<T>(kn - kq, dk, bq - r, dP + r * bk + kq, 1, bk, qs + (i0 + r) * dk, dk,
-                                            dk_out + (j0 + kq) * ldk_grad, ldk_grad, true);
+                    into_key_rows(dk_written, kq, kn, dk_J, ldk_grad, dk, [&](std::int64_t lo, std::int64_t hi, bool add) {
+                        detail::tile_product<T>(hi - lo, dk, bq - r, dP + r * bk + lo, 1, bk, qs + (i0 + r) * dk, dk,
+                                                dk_J + lo * ldk_grad, ldk_grad, add);
+                    });
                 detail::tile_product<T>(rows, dk, kn, dP + r * bk, bk, 1, k + j0 * ldk, ldk, dq + (i0 + r) * ldq_grad, ldq_grad,
-                                        true);  // dQ_I += dS k_J
+                                        dq_written);  // dQ_I += dS k_J
             }
+            dq_written = 1;
         }
+        const std::int64_t keys = std::min(BK, Tk - j0);  // those no query reads get no gradient
+        fill_rows(dk_J + dk_written * ldk_grad, ldk_grad, keys - dk_written, dk, T(0));
+        fill_rows(dv_J + dv_written * ldv_grad, ldv_grad, keys - dv_written, dv, T(0));
     }
+    for (std::int64_t i0 = 0; i0 < Tq; i0 += BQ)
+        if (!w.dq_written[static_cast<std::size_t>(i0 / BQ)])  // every key blocked
+            fill_rows(dq + i0 * ldq_grad, ldq_grad, std::min(BQ, Tq - i0), dk, T(0));
     for (std::int64_t i = 0; i < Tq; ++i)  // dQ = scale·Σ_J dS k_J
         for (std::int64_t c = 0; c < dk; ++c) dq[i * ldq_grad + c] *= p.scale;
 }

@@ -201,6 +201,41 @@ TEST_CASE("flash attention: lse is each row's log-sum-exp of the scaled scores",
     CHECK_THAT(r.lse, IsCloseTo(lse, 1e-5, 1e-6));
 }
 
+TEST_CASE("flash attention writes every element of its output and gradients, whatever memory it is handed", "[nn][flash][mask]") {
+    // The kernel does not zero o, dq, dk, dv before adding to them: the first product into
+    // each part writes it, and the parts no product reaches (keys nobody reads, rows that see
+    // no key, key blocks the mask skips) are zeroed at the end. Fresh tensors come from the
+    // allocator's recycled blocks, so fill those with NaN first: an element left unwritten
+    // stays NaN.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::uint64_t seed = 40;
+    for (const auto& [Tq, Tk] : {std::pair<std::int64_t, std::int64_t>{65, 65}, {70, 600}, {130, 1030}})
+        for (const auto& [name, mask] : masks(2, Tq, Tk)) {
+            INFO("Tq " << Tq << ", Tk " << Tk << ", mask " << name);
+            Generator gen(seed++);
+            const Shape qs{2, 2, Tq, 16}, ks{2, 2, Tk, 16};
+            Tensor q = randn(qs, kFloat32, gen), k = randn(ks, kFloat32, gen), v = randn(ks, kFloat32, gen);
+            Tensor g = randn(qs, kFloat32, gen);
+            {
+                std::vector<Tensor> poison;  // dropped here: their blocks go back to the cache, NaN inside
+                for (int i = 0; i < 8; ++i) poison.push_back(full(qs, nan)), poison.push_back(full(ks, nan));
+            }
+            const Grads3 f = run([&](const Tensor& a, const Tensor& b, const Tensor& c) { return flash_attention(a, b, c, mask); },
+                                 q, k, v, g);
+            CHECK(all_finite(f.out));
+            CHECK(all_finite(f.dq));
+            CHECK(all_finite(f.dk));
+            CHECK(all_finite(f.dv));
+            const Grads3 c = run(
+                [&](const Tensor& a, const Tensor& b, const Tensor& cc) { return scaled_dot_product_attention(a, b, cc, mask).output; },
+                q, k, v, g);
+            check_same(f.out, c.out, "output");
+            check_same(f.dq, c.dq, "dq");
+            check_same(f.dk, c.dk, "dk");
+            check_same(f.dv, c.dv, "dv");
+        }
+}
+
 TEST_CASE("flash attention skips the key blocks a mask blocks entirely", "[nn][flash][mask]") {
     // Causal, T 2·kFlashKeyBlock: the second key block lies above the diagonal for the
     // first kFlashKeyBlock queries. Poison it with NaN: the composed path multiplies the
