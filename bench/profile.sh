@@ -1,7 +1,7 @@
 #!/bin/sh
 # profile.sh — where one workload's time goes, by kind of work: "what would make it faster?"
 #
-#   bench/profile.sh [--only REGEX] [--threads N] [--bin PATH] [--top N]
+#   bench/profile.sh [--only REGEX] [--threads N] [--bin PATH] [--top N] [--stacks]
 #
 # Runs bench_workloads under `perf record -e cpu-clock` (a software clock: virtual machines
 # often have no hardware counters) and adds up perf's self time per group of functions:
@@ -10,10 +10,14 @@
 # weights, positional tables: not timed by the bench, but sampled), the OS kernel, and the
 # rest (elementwise ops, shapes and views, dispatch). Then the N hottest functions.
 # Shares are percent of all samples. Needs perf (Debian: linux-perf).
+# --stacks records call stacks too (perf's dwarf unwinding: slower, larger) and counts only
+# the samples taken inside the bench's timed calls, in the finer groups of W7's table in
+# docs/performance.md: a shared helper (a transpose, a memset) counts for its caller's group.
+# Then the N hottest functions of the group "the rest".
 # Defaults: --only 'generate_256$' (W6), --threads 1, --bin build/bench_workloads, --top 12.
 set -eu
-[ $# -ge 1 ] && case "$1" in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-only='generate_256$'; threads=1; bin=build/bench_workloads; top=12
+[ $# -ge 1 ] && case "$1" in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+only='generate_256$'; threads=1; bin=build/bench_workloads; top=12; stacks=0
 while [ $# -gt 0 ]; do
     case "$1" in --only|--threads|--bin|--top) [ $# -ge 2 ] || { echo "profile.sh: $1 needs a value (see --help)" >&2; exit 2; } ;; esac
     case "$1" in
@@ -21,6 +25,7 @@ while [ $# -gt 0 ]; do
         --threads) threads="$2"; shift 2 ;;
         --bin) bin="$2"; shift 2 ;;
         --top) top="$2"; shift 2 ;;
+        --stacks) stacks=1; shift ;;
         *) echo "profile.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -31,6 +36,61 @@ done
 command -v perf > /dev/null || { echo "profile.sh: needs perf (Debian: apt-get install linux-perf)" >&2; exit 2; }
 
 data=$(mktemp); trap 'rm -f "$data"' EXIT
+if [ "$stacks" = 1 ]; then
+    perf record -q -e cpu-clock -F 1000 --call-graph dwarf,16384 -o "$data" "$bin" --threads "$threads" --only "$only" >&2
+    echo "perf record -e cpu-clock --call-graph dwarf $bin --threads $threads --only '$only': timed samples by group, % of them"
+    # perf script prints each sample as a line naming the program, then one line per frame
+    # (address, function), the sampled function first; kernel addresses start ffffffff.
+    perf script -i "$data" -F comm,ip,sym 2> /dev/null | awk -v top="$top" '
+    function group(leaf, kernel, attention, gemm, ce) {
+        if (kernel) return "OS kernel (scheduler, page faults)"
+        if (leaf ~ /micro_kernel/) return "GEMM micro-kernels"
+        if (leaf == "attnlab::parallel_for" || leaf ~ /^std::thread::_State_impl.*Pool::start_workers|Pool::/) return "the pool: waiting for chunks, workers spinning"
+        if (leaf ~ /transpose_block|memset|memmove|memcpy/) {
+            if (attention) return "fused attention forward + backward"
+            if (gemm && leaf ~ /transpose_block/) return "GEMM packing and edge tiles"
+            return "allocation, memset and copies"
+        }
+        if (attention) return "fused attention forward + backward"
+        if (ce) return "cross-entropy"
+        if (leaf ~ /pack_b|pack_a|blocked_serial|tile_mid_vector|gemm/) return "GEMM packing and edge tiles"
+        if (leaf ~ /gelu/) return "GELU"
+        if (leaf ~ /layer_norm|normalise_row|float_row_sum|add_row_to_column_sums/) return "LayerNorm forward + backward"
+        if (leaf ~ /binary_map<attnlab::add\(/) return "residual adds"
+        if (leaf ~ /adam|clip_grad|for_each_segment/) return "AdamW and the gradient clip"
+        if (leaf ~ /sum_columns/) return "bias gradients (column sums)"
+        if (leaf ~ /malloc|free|allocate|_storage|operator new|operator delete|_Sp_counted|release_|tcache|_int_/) return "allocation, memset and copies"
+        return "the rest"
+    }
+    function flush(   i, timed, attention, gemm, ce, leaf, g) {
+        if (n == 0) return
+        for (i = 1; i <= n; i++) {
+            if (frame[i] ~ /time_steps|steady_state|time_median|start_workers/) timed = 1  # a worker runs only the timed calls
+            if (frame[i] ~ /flash_attention|backward_head|forward_rows/) attention = 1
+            if (frame[i] ~ /gemm|pack_b|blocked_serial/) gemm = 1
+            if (frame[i] ~ /cross_entropy/) ce = 1
+        }
+        if (timed) {
+            for (i = 1; i <= n && leaf == ""; i++) if (frame[i] !~ /\(inlined\)$/) leaf = frame[i]
+            g = group(leaf, in_kernel[1], attention, gemm, ce)
+            share[g]++; total++
+            if (g == "the rest") rest[substr(leaf, 1, 100)]++
+        } else outside++
+        n = 0
+    }
+    /^[^ \t]/ || /^[ \t]*$/ { flush(); next }
+    { n++; in_kernel[n] = $1 ~ /^ffffffff/; $1 = ""; frame[n] = substr($0, 2) }
+    END {
+        flush()
+        if (total == 0) { print "no samples inside the timed calls"; exit }
+        for (g in share) printf "%6.2f%%  %s\n", 100 * share[g] / total, g | "sort -rn"
+        close("sort -rn")
+        printf "(%d samples inside the timed calls; %d outside them, the set-up, left out)\nthe rest, by function:\n", total, outside
+        for (f in rest) printf "%6.2f%%  %s\n", 100 * rest[f] / total, f | "sort -rn | head -n " top
+        close("sort -rn | head -n " top)
+    }'
+    exit 0
+fi
 perf record -q -e cpu-clock -o "$data" "$bin" --threads "$threads" --only "$only" >&2
 echo "perf record -e cpu-clock $bin --threads $threads --only '$only': self time by group, % of samples"
 perf report -i "$data" --no-children --sort sym --stdio 2> /dev/null | awk -v top="$top" '

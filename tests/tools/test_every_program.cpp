@@ -182,20 +182,29 @@ TEST_CASE("bench/profile.sh answers --help, refuses bad input, and groups a prof
     // kernel (which leads under AddressSanitizer: its allocator's page faults). Not a function
     // name: clang inlines gelu_float_run into gelu's lambda, GCC does not.
     if (run_program({"/bin/sh", "-c", "command -v perf"}, 10).exit_code != 0) return;
+    const auto largest_group = [](const std::string& output, const std::string& title) {
+        std::size_t from = output.find(title);
+        if (from == std::string::npos) return std::string("(no title '" + title + "')");
+        from += title.size();
+        std::string largest;  // the groups come largest first
+        for (std::size_t end; (end = output.find('\n', from)) != std::string::npos; from = end + 1) {
+            largest = output.substr(from, end - from);
+            if (largest.find("%  OS kernel") == std::string::npos) break;
+        }
+        return largest;
+    };
     const auto gelu = profile({"--bin", bin, "--only", "kernel_gelu", "--top", "1"});
     INFO(gelu.output);
     REQUIRE(gelu.exit_code == 0);
-    const std::string title = "% of samples\n";
-    std::size_t from = gelu.output.find(title);
-    REQUIRE(from != std::string::npos);
-    from += title.size();
-    std::string largest;  // the groups come largest first
-    for (std::size_t end; (end = gelu.output.find('\n', from)) != std::string::npos; from = end + 1) {
-        largest = gelu.output.substr(from, end - from);
-        if (!largest.ends_with("%  OS kernel")) break;
-    }
-    CHECK_THAT(largest, EndsWith("%  GELU"));
+    CHECK_THAT(largest_group(gelu.output, "% of samples\n"), EndsWith("%  GELU"));
     CHECK_THAT(gelu.output, Contains("hottest functions:"));
+    // --stacks: only the samples inside the timed calls, by call stack.
+    const auto stacks = profile({"--bin", bin, "--only", "kernel_gelu", "--top", "1", "--stacks"});
+    INFO(stacks.output);
+    REQUIRE(stacks.exit_code == 0);
+    CHECK_THAT(largest_group(stacks.output, "% of them\n"), EndsWith("%  GELU"));
+    // The inputs' random numbers are drawn before the timed calls: sampled, and left out.
+    CHECK_THAT(stacks.output, Contains("samples inside the timed calls; ") && !Contains("; 0 outside them"));
 }
 
 // bench_workloads' single-kernel rows, the ones a learner times after changing one kernel.
