@@ -12,11 +12,12 @@
 # Shares are percent of all samples. Needs perf (Debian: linux-perf).
 # --stacks records call stacks too (perf's dwarf unwinding: slower, larger) and counts only
 # the samples taken inside the bench's timed calls, in the finer groups of W7's table in
-# docs/performance.md: a shared helper (a transpose, a memset) counts for its caller's group.
-# Then the N hottest functions of the group "the rest".
+# docs/performance.md: a shared helper (a transpose, a memset) counts for its caller's group,
+# and on several threads the pool's waiting and spinning is a group of its own. Then the N
+# hottest functions of the group "the rest".
 # Defaults: --only 'generate_256$' (W6), --threads 1, --bin build/bench_workloads, --top 12.
 set -eu
-[ $# -ge 1 ] && case "$1" in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -ge 1 ] && case "$1" in -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 only='generate_256$'; threads=1; bin=build/bench_workloads; top=12; stacks=0
 while [ $# -gt 0 ]; do
     case "$1" in --only|--threads|--bin|--top) [ $# -ge 2 ] || { echo "profile.sh: $1 needs a value (see --help)" >&2; exit 2; } ;; esac

@@ -379,8 +379,8 @@ void forward_rows(const Problem<T>& p, std::int64_t n, std::int64_t i0, const Ro
     // o is not zeroed first: the first key block the mask lets through writes it (a tile
     // product that does not accumulate adds its sum to 0, as one accumulating into zeros
     // would: the same bits), the later ones add to it, and a row block that no key block
-    // reaches is zeroed at the end. Zeroing o, and in backward dq, dk and dv, cost a pass
-    // over memory that the products then read again (a third of a millisecond of W7's step).
+    // reaches is zeroed at the end. Zeroing o first (and in backward dq, dk and dv) would be
+    // one more pass over each of them, which the products would then read back.
     bool o_written = false;
     std::fill(w.m, w.m + bq, -inf);
     std::fill(w.l, w.l + bq, 0.0);
