@@ -537,7 +537,8 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             exp_shifted_rows(S, bk, keys, L + i0, unused, bq);  // P = exp(S − lse): the forward's weights, rebuilt
             const T* gI = g + i0 * ldg;
             for (std::int64_t s = 0; s < st.count; ++s) {
-                const auto [r, rows, kq, kn] = st[s];
+                const Strip x = st[s];  // named fields, not a structured binding: the lambdas capture r
+                const std::int64_t r = x.r, rows = x.rows, kq = x.kq, kn = x.kn;
                 if (kn > kq)  // dV_J += Pᵀ dO_I, for the keys strip s adds, over the rows that read them
                     into_key_rows(dv_written, kq, kn, dv_J, ldv_grad, dv, [&](std::int64_t lo, std::int64_t hi, bool add) {
                         detail::tile_product<T>(hi - lo, dv, bq - r, S + r * bk + lo, 1, bk, gI + r * ldg, ldg,
@@ -549,7 +550,8 @@ void backward_head(const Problem<T>& p, std::int64_t n, const Rows<const T>& out
             }
             unsigned char& dq_written = w.dq_written[static_cast<std::size_t>(i0 / BQ)];  // as o in forward_rows
             for (std::int64_t s = 0; s < st.count; ++s) {
-                const auto [r, rows, kq, kn] = st[s];
+                const Strip x = st[s];
+                const std::int64_t r = x.r, rows = x.rows, kq = x.kq, kn = x.kn;
                 if (kn > kq)  // dK_J += dSᵀ q_I·scale, as dV
                     into_key_rows(dk_written, kq, kn, dk_J, ldk_grad, dk, [&](std::int64_t lo, std::int64_t hi, bool add) {
                         detail::tile_product<T>(hi - lo, dk, bq - r, dP + r * bk + lo, 1, bk, qs + (i0 + r) * dk, dk,

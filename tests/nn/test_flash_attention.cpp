@@ -210,8 +210,9 @@ TEST_CASE("flash attention writes every element of its output and gradients, wha
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::uint64_t seed = 40;
     for (const auto& [Tq, Tk] : {std::pair<std::int64_t, std::int64_t>{65, 65}, {70, 600}, {130, 1030}})
-        for (const auto& [name, mask] : masks(2, Tq, Tk)) {
-            INFO("Tq " << Tq << ", Tk " << Tk << ", mask " << name);
+        for (const auto& named : masks(2, Tq, Tk)) {
+            const Mask& mask = named.second;  // a name the lambdas below can capture (clang 14 cannot capture a binding)
+            INFO("Tq " << Tq << ", Tk " << Tk << ", mask " << named.first);
             Generator gen(seed++);
             const Shape qs{2, 2, Tq, 16}, ks{2, 2, Tk, 16};
             Tensor q = randn(qs, kFloat32, gen), k = randn(ks, kFloat32, gen), v = randn(ks, kFloat32, gen);
