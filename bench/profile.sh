@@ -47,12 +47,9 @@ if [ "$stacks" = 1 ]; then
         if (kernel) return "OS kernel (scheduler, page faults)"
         if (leaf ~ /micro_kernel/) return "GEMM micro-kernels"
         if (leaf == "attnlab::parallel_for" || leaf ~ /^std::thread::_State_impl.*Pool::start_workers|Pool::/) return "the pool: waiting for chunks, workers spinning"
-        if (leaf ~ /transpose_block|memset|memmove|memcpy/) {
-            if (attention) return "fused attention forward + backward"
-            if (gemm && leaf ~ /transpose_block/) return "GEMM packing and edge tiles"
-            return "allocation, memset and copies"
-        }
         if (attention) return "fused attention forward + backward"
+        if (leaf ~ /transpose_block|memset|memmove|memcpy/)
+            return gemm && leaf ~ /transpose_block/ ? "GEMM packing and edge tiles" : "allocation, memset and copies"
         if (ce) return "cross-entropy"
         if (leaf ~ /pack_b|pack_a|blocked_serial|tile_mid_vector|gemm/) return "GEMM packing and edge tiles"
         if (leaf ~ /gelu/) return "GELU"

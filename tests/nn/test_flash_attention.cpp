@@ -48,6 +48,18 @@ void check_same(const Tensor& fused, const Tensor& composed, const char* what) {
     CHECK_THAT(fused, IsCloseTo(composed, 1e-6 * std::max(scale, 1.0), 1e-5));
 }
 
+// The fused path's output and gradients for these inputs, each checked against the composed path's.
+Grads3 fused_against_composed(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& g, const Mask& mask) {
+    Grads3 f = run([&](const Tensor& a, const Tensor& b, const Tensor& c) { return flash_attention(a, b, c, mask); }, q, k, v, g);
+    Grads3 c = run([&](const Tensor& a, const Tensor& b, const Tensor& cc) { return scaled_dot_product_attention(a, b, cc, mask).output; },
+                   q, k, v, g);
+    check_same(f.out, c.out, "output");
+    check_same(f.dq, c.dq, "dq");
+    check_same(f.dk, c.dk, "dk");
+    check_same(f.dv, c.dv, "dv");
+    return f;
+}
+
 void compare(const Shape& qs, const Shape& ks, std::int64_t d_v, const Mask& mask, std::uint64_t seed) {
     Generator gen(seed);
     Tensor q = randn(qs, kFloat32, gen), k = randn(ks, kFloat32, gen);
@@ -57,13 +69,7 @@ void compare(const Shape& qs, const Shape& ks, std::int64_t d_v, const Mask& mas
     Shape os = qs;
     os[os.size() - 1] = d_v;
     Tensor g = randn(os, kFloat32, gen);
-    Grads3 f = run([&](const Tensor& a, const Tensor& b, const Tensor& c) { return flash_attention(a, b, c, mask); }, q, k, v, g);
-    Grads3 c = run([&](const Tensor& a, const Tensor& b, const Tensor& cc) { return scaled_dot_product_attention(a, b, cc, mask).output; },
-                   q, k, v, g);
-    check_same(f.out, c.out, "output");
-    check_same(f.dq, c.dq, "dq");
-    check_same(f.dk, c.dk, "dk");
-    check_same(f.dv, c.dv, "dv");
+    fused_against_composed(q, k, v, g, mask);
 }
 
 // Every mask of nn/mask.hpp for Tq queries against Tk keys, batch B.
@@ -221,19 +227,11 @@ TEST_CASE("flash attention writes every element of its output and gradients, wha
                 std::vector<Tensor> poison;  // dropped here: their blocks go back to the cache, NaN inside
                 for (int i = 0; i < 8; ++i) poison.push_back(full(qs, nan)), poison.push_back(full(ks, nan));
             }
-            const Grads3 f = run([&](const Tensor& a, const Tensor& b, const Tensor& c) { return flash_attention(a, b, c, mask); },
-                                 q, k, v, g);
+            const Grads3 f = fused_against_composed(q, k, v, g, mask);
             CHECK(all_finite(f.out));
             CHECK(all_finite(f.dq));
             CHECK(all_finite(f.dk));
             CHECK(all_finite(f.dv));
-            const Grads3 c = run(
-                [&](const Tensor& a, const Tensor& b, const Tensor& cc) { return scaled_dot_product_attention(a, b, cc, mask).output; },
-                q, k, v, g);
-            check_same(f.out, c.out, "output");
-            check_same(f.dq, c.dq, "dq");
-            check_same(f.dk, c.dk, "dk");
-            check_same(f.dv, c.dv, "dv");
         }
 }
 
