@@ -35,7 +35,7 @@ while [ "$r" -le "$rounds" ]; do
         for side in old new; do
             bin=$old; [ "$side" = new ] && bin=$new
             # bench_workloads prints "name: median ms (lo..hi) ..." per workload
-            "$bin" --threads "$t" --only "$only" | awk -v s="$side" -v t="$t" '/^[a-z0-9_]+: [0-9.]+ ms/ {sub(":", "", $1); print s, t, $1, $2}' >> "$raw"
+            "$bin" --threads "$t" --only "$only" | awk -v s="$side" -v t="$t" '/^[A-Za-z0-9_]+: [0-9.]+ ms/ {sub(":", "", $1); print s, t, $1, $2}' >> "$raw"
         done
     done
     r=$((r + 1))
