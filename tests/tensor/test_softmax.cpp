@@ -1,6 +1,8 @@
 // test_softmax.cpp — softmax values, the -inf masking rule, stability, the vectorised exp.
 #include <catch2/catch.hpp>
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -93,6 +95,28 @@ TEST_CASE("the vectorised exp of softmax rows: accurate, exact at 0 and -inf, Na
         detail::exp_shifted_sum(&row[i], 0.0f, &one, 1);
         CHECK(one == whole[i]);
     }
+}
+
+TEST_CASE("exp's scaling by 2^k: the one-instruction version has the bits of building 2^k", "[tensor][softmax][exp]") {
+    // times_power_of_two (vscalefps on AVX-512) against times_power_of_two_bits (2^k in the
+    // exponent bits, then a product), for every k exp uses and 4099 mantissas spread over
+    // [1/2, 2), the range exp's polynomial takes: the products below 2^-126 (k near -126)
+    // are where a different rounding would show.
+    using namespace attnlab::detail::vec;
+    std::int64_t checked = 0, differ = 0;
+    for (int k = -126; k <= 0; ++k)
+        for (int m = 0; m < 4099; m += kLanes) {
+            float ps[kLanes], got[kLanes], want[kLanes];
+            for (int l = 0; l < kLanes; ++l) ps[l] = 0.5f + 1.5f * static_cast<float>(m + l) / 4099.0f;
+            const VF p = load(ps), kv = splat(static_cast<float>(k));
+            store(got, times_power_of_two(p, kv));
+            store(want, times_power_of_two_bits(p, kv));
+            for (int l = 0; l < kLanes; ++l, ++checked)
+                differ += std::bit_cast<std::uint32_t>(got[l]) != std::bit_cast<std::uint32_t>(want[l]);
+        }
+    INFO(differ << " of " << checked << " products differ");
+    CHECK(differ == 0);
+    CHECK(checked == 127 * ((4099 + kLanes - 1) / kLanes) * kLanes);
 }
 
 TEST_CASE("a block row's exp sum: float lanes, then the lanes added in double as a tree", "[tensor][softmax][exp]") {
