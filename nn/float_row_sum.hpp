@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tensor/vec_math.hpp"
+
 namespace attnlab::nn {
 
 // The eight lanes (lane l takes j ≡ l mod 8) are one vector of doubles (vector extensions,
@@ -33,7 +35,8 @@ inline void float_row_sums(std::int64_t d, const float* rows, std::int64_t ld, c
         for (int r = 0; r < kRows; ++r) {
             FloatLanes f;
             std::memcpy(&f, rows + r * ld + j, sizeof f);
-            const Lanes x = __builtin_convertvector(f, Lanes);
+            Lanes x;
+            detail::vec::widen(f, x);
             if constexpr (kSquares) lane[r] += (x - m[r]) * (x - m[r]);
             else lane[r] += x;
         }

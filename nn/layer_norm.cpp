@@ -100,8 +100,10 @@ static void normalise_rows_backward(std::int64_t d, const float* __restrict x, c
             FloatLanes xf, gf;
             std::memcpy(&xf, x + r * d + j, sizeof xf);
             std::memcpy(&gf, g + r * d + j, sizeof gf);
-            const Lanes gh = __builtin_convertvector(gf * wj, Lanes);  // ĝ, rounded to float as g·w is
-            const Lanes xh = (__builtin_convertvector(xf, Lanes) - static_cast<double>(mu[r])) * static_cast<double>(rstd[r]);
+            Lanes gh, xd;
+            detail::vec::widen(gf * wj, gh);  // ĝ, rounded to float as g·w is
+            detail::vec::widen(xf, xd);
+            const Lanes xh = (xd - static_cast<double>(mu[r])) * static_cast<double>(rstd[r]);
             const Lanes ghx = gh * xh;
             sum_gh[r] += gh;
             sum_ghx[r] += ghx;

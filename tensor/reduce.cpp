@@ -15,6 +15,7 @@
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/row_sum.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace attnlab {
 
@@ -63,7 +64,9 @@ static void sum_columns(const T* x, std::int64_t rows, std::int64_t cols, std::i
             for (int v = 0; v < kVectors; ++v) {
                 VT t;
                 std::memcpy(&t, row + v * kLanes, sizeof t);
-                acc[v] += __builtin_convertvector(t, VD);
+                VD wide;
+                detail::vec::widen(t, wide);
+                acc[v] += wide;
             }
         }
         for (int v = 0; v < kVectors; ++v)
