@@ -50,8 +50,9 @@ inline VF splat(float x) { return VF{} + x; }
 
 // A vector of floats widened to doubles, lane by lane: exact, so the same numbers however
 // it is done. GCC 12 turns __builtin_convertvector of eight floats to eight doubles into two
-// conversions of four, an extract and an insert; AVX-512 converts the eight in one instruction: LayerNorm's forward and backward run 8%
-// faster (bench/ab.sh --only kernel_layer_norm, against __builtin_convertvector).
+// conversions of four, an extract and an insert; AVX-512 converts the eight in one
+// instruction: LayerNorm's forward and backward run 8% faster (bench/ab.sh --only
+// kernel_layer_norm, against __builtin_convertvector).
 // (Through references: a function that took or returned these vectors by value would have
 // an ABI that depends on the target's vector width, which GCC warns about without AVX-512.)
 template <typename Floats, typename Doubles>
@@ -163,8 +164,6 @@ inline VF sqrt(VF v) {
 #endif
 }
 
-// exp(t) for t ≤ 0: relative error ≤ 2e-7; exp(−inf) = 0, NaN stays NaN, results
-// below 2^−126 flush to 0.
 // p · 2^k for whole numbers k in [−126, 0]: 2^k built in a float's exponent bits, then
 // one product, rounded as any product is (a result below the normal range too).
 inline VF times_power_of_two_bits(VF p, VF k) {
@@ -188,6 +187,8 @@ inline VF times_power_of_two(VF p, VF k) {
 #endif
 }
 
+// exp(t) for t ≤ 0: relative error ≤ 2e-7; exp(−inf) = 0, NaN stays NaN, results
+// below 2^−126 flush to 0.
 inline VF exp_nonpositive(VF t) {
     const VI normal = t >= kMinArg;            // false for −inf, NaN and tiny results
     const VF c = normal ? t : splat(kMinArg);  // a safe argument for the arithmetic below
