@@ -22,7 +22,9 @@ struct DoubleSum {
     VD lo{}, hi{};
     // The halves come out by a register shuffle: splitting e through memory (memcpy)
     // made GCC store the whole vector and reload half of it, a failed store-to-load
-    // forward that took half of flash_attention's exp time (perf, AVX-512).
+    // forward that took half of flash_attention's exp time (perf, AVX-512). vec::widen's
+    // single vcvtps2pd is not used here: after these shuffles it made flash attention's
+    // forward 2% slower (bench/ab.sh --only 'kernel_flash|flash_fwd_T1024').
     void add(VF e) {
         lo += __builtin_convertvector(half<0>(e, std::make_integer_sequence<int, kLanes / 2>{}), VD);
         hi += __builtin_convertvector(half<kLanes / 2>(e, std::make_integer_sequence<int, kLanes / 2>{}), VD);
