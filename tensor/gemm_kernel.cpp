@@ -26,9 +26,10 @@
 // never checks bounds: a short last row sliver has its own kernel instance
 // (templated on the row count) and a narrow last column sliver is zero-padded.
 //
-// Threads split the output over rows (or columns) at tile boundaries, never
-// over K, and every thread uses the same KC slicing: each C element is the same
-// chain of fused multiply-adds, in the same order, for any thread count.
+// Threads split the output over rows (in steps of 4) or columns (at sliver
+// boundaries), never over K, and every thread uses the same KC slicing: each C
+// element is the same chain of fused multiply-adds, in the same order, for any
+// thread count.
 //
 // Left out: assembly, prefetch hints, intrinsics. The micro-kernel is written
 // with GCC vector extensions, which compile to AVX-512, AVX2, SSE or NEON
@@ -101,6 +102,9 @@ struct Blocking {
 // why): below it, handing a share to another thread costs more than it saves
 // (bench_matmul, 2 threads against 1, shows where the split starts to pay).
 constexpr double kMinFlopsPerThread = kMinFlopsPerChunk;
+
+// The step in rows at which threads split a product's rows (gemm_blocked).
+constexpr int64_t kSplitRows = 4;
 
 constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
@@ -490,10 +494,15 @@ void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int
     }
     // Split whichever dimension has more tiles; each strip must carry kMinFlopsPerThread.
     // A packed B is split by rows only: its panels start at multiples of NC.
+    // Rows go in steps of kSplitRows, not whole tiles: a weight gradient's 128 rows are 11
+    // tiles of 12, which two threads would share 6 to 5 (one waiting a twelfth of the
+    // product for the other); in steps of 4 each gets 64, five tiles and a 4-row edge tile.
+    // A row's sums are the same chains of FMAs in whichever tile it lands.
     const int64_t row_tiles = (M + MR - 1) / MR, col_tiles = (N + NR - 1) / NR;
     const bool by_rows = row_tiles >= col_tiles || packed_b;
-    const double flops_per_tile = 2.0 * K * (by_rows ? MR * double(N) : NR * double(M));
-    const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinFlopsPerThread / flops_per_tile));
+    const int64_t units = by_rows ? (M + kSplitRows - 1) / kSplitRows : col_tiles;
+    const double flops_per_unit = 2.0 * K * (by_rows ? kSplitRows * double(N) : NR * double(M));
+    const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinFlopsPerThread / flops_per_unit));
     // The problem in one struct, so the chunk body captures one reference.
     struct Problem {
         int64_t M, N, K;
@@ -506,9 +515,9 @@ void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int
         int64_t ldc;
         bool accumulate, by_rows;
     } const p{M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, packed_b, bias, C, ldc, accumulate, by_rows};
-    parallel_for(0, by_rows ? row_tiles : col_tiles, grain, [&p](int64_t lo, int64_t hi) {
+    parallel_for(0, units, grain, [&p](int64_t lo, int64_t hi) {
         if (p.by_rows) {
-            const int64_t i0 = lo * MR, i1 = std::min(p.M, hi * MR);
+            const int64_t i0 = lo * kSplitRows, i1 = std::min(p.M, hi * kSplitRows);
             blocked_serial(i1 - i0, p.N, p.K, p.A + i0 * p.a_rs, p.a_rs, p.a_cs, p.B, p.b_rs, p.b_cs,
                            p.C + i0 * p.ldc, p.ldc, p.accumulate, p.packed_b, p.bias);
         } else {

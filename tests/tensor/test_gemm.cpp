@@ -170,29 +170,36 @@ TEMPLATE_TEST_CASE("gemm without accumulate ignores what C held, even NaN", "[te
     CHECK(Z == std::vector<TestType>(4, 0));
 }
 
-TEMPLATE_TEST_CASE("gemm_builtin gives bit-identical results on 1 and 2 threads", "[tensor][gemm]", float, double) {
-    // Both shapes are far above the parallel threshold (tens of MFLOP), have edge
-    // tiles in M and N, and K spans two cache slices; the first splits over rows,
-    // the second (more column tiles) over columns.
+TEMPLATE_TEST_CASE("gemm_builtin gives bit-identical results on 1, 2 and 3 threads", "[tensor][gemm]", float, double) {
+    // Every shape is far above the parallel threshold (tens of MFLOP), has edge tiles in
+    // M or N, and K spans two cache slices. The first and third split over rows, in steps
+    // of 4 that cut through register tiles (301 rows on 2 threads: 152 + 149; on 3: 100 +
+    // 100 + 101; 128 on 2: 64 + 64), the third with a column-major A read in place, as a
+    // weight gradient's gᵀ; the second (more column tiles) splits over columns.
     struct Shape {
         int64_t M, N, K;
+        Layout a;
     };
-    for (Shape s : {Shape{301, 283, 310}, Shape{45, 1100, 290}}) {
+    for (Shape s : {Shape{301, 283, 310, Layout::RowMajor}, Shape{45, 1100, 290, Layout::RowMajor},
+                    Shape{128, 128, 768, Layout::ColMajor}}) {
         std::mt19937 rng(7);
-        Strided<TestType> A = random_matrix<TestType>(s.M, s.K, Layout::RowMajor, rng);
+        Strided<TestType> A = random_matrix<TestType>(s.M, s.K, s.a, rng);
         Strided<TestType> B = random_matrix<TestType>(s.K, s.N, Layout::ColMajor, rng);
-        std::vector<TestType> c1(static_cast<size_t>(s.M * s.N)), c2(c1.size());
+        std::vector<TestType> c1(static_cast<size_t>(s.M * s.N));
         auto run = [&](int threads, std::vector<TestType>& C) {
             ThreadCount tc(threads);
             gemm_builtin(s.M, s.N, s.K, A.data.data(), A.rs, A.cs, B.data.data(), B.rs, B.cs, C.data(), s.N, false);
         };
         run(1, c1);
-        run(2, c2);
-        size_t first = 0;
-        while (first < c1.size() && std::memcmp(&c1[first], &c2[first], sizeof(TestType)) == 0) ++first;
-        INFO("M=" << s.M << " N=" << s.N << " K=" << s.K);
-        CAPTURE(first, first < c1.size() ? c1[first] : 0, first < c2.size() ? c2[first] : 0);
-        CHECK(first == c1.size());
+        for (const int threads : {2, 3}) {
+            std::vector<TestType> c2(c1.size());
+            run(threads, c2);
+            size_t first = 0;
+            while (first < c1.size() && std::memcmp(&c1[first], &c2[first], sizeof(TestType)) == 0) ++first;
+            INFO("M=" << s.M << " N=" << s.N << " K=" << s.K << " threads=" << threads);
+            CAPTURE(first, first < c1.size() ? c1[first] : 0, first < c2.size() ? c2[first] : 0);
+            CHECK(first == c1.size());
+        }
     }
 }
 
