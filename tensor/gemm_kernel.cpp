@@ -495,9 +495,9 @@ void gemm_blocked(int64_t M, int64_t N, int64_t K, const T* A, int64_t a_rs, int
     // Split whichever dimension has more tiles; each strip must carry kMinFlopsPerThread.
     // A packed B is split by rows only: its panels start at multiples of NC.
     // Rows go in steps of kSplitRows, not whole tiles: a weight gradient's 128 rows are 11
-    // tiles of 12, which two threads would share 6 to 5 (one waiting a twelfth of the
-    // product for the other); in steps of 4 each gets 64, five tiles and a 4-row edge tile.
-    // A row's sums are the same chains of FMAs in whichever tile it lands.
+    // tiles of 12, which two threads would share as 72 rows and 56 (one idle for an eighth
+    // of the product); in steps of 4 each gets 64, five tiles and a 4-row edge tile. A
+    // row's sums are the same chains of FMAs in whichever tile it lands.
     const int64_t row_tiles = (M + MR - 1) / MR, col_tiles = (N + NR - 1) / NR;
     const bool by_rows = row_tiles >= col_tiles || packed_b;
     const int64_t units = by_rows ? (M + kSplitRows - 1) / kSplitRows : col_tiles;
